@@ -1,0 +1,464 @@
+//! The compiler: robots.txt -> rules file.
+//!
+//! For each agent the file names (or each agent asked for), the merged group is
+//! selected exactly as the matcher would select it; identical merged groups are
+//! stored once. Each group becomes a verdict DFA, or, if construction exceeds
+//! its budget, is stored for the direct matcher, which is slower but gives the
+//! same verdicts. A group with no Disallow rule is stored as "allow all".
+
+use std::collections::HashMap;
+
+use crate::dfa::build::{self, Budget, BuildRule, OverBudget};
+use crate::error::BuildError;
+use crate::parse::{RobotsTxt, Rule, Selection, Source};
+use crate::pattern::{self, Tok};
+use crate::rules::{
+    ENGINE_ALLOW_ALL, ENGINE_DFA, ENGINE_DIRECT, FORMAT_VERSION, NOTE_NONE,
+    NOTE_STATES, NOTE_WORK,
+};
+use crate::wire::{self, push_rec};
+use crate::{Dialect, RuleKind, parse};
+
+/// The compiler's settings.
+///
+/// # Example
+///
+/// ```
+/// use robofilter::{Compiler, Config, Dialect};
+///
+/// let config = Config::new().dialect(Dialect::Google).agent("Googlebot");
+/// let bytes = Compiler::with_config(config).compile(b"User-agent: *\n")?;
+/// assert!(!bytes.is_empty());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Config {
+    dialect: Dialect,
+    agents: Option<Vec<String>>,
+    parse_limit: usize,
+    max_states: usize,
+    max_work: u64,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config::new()
+    }
+}
+
+impl Config {
+    /// The defaults: rfc9309, all agents, 500 KiB parse limit, 50,000 DFA
+    /// states and 200 M construction steps per group.
+    pub fn new() -> Config {
+        Config {
+            dialect: Dialect::Rfc9309,
+            agents: None,
+            parse_limit: parse::RFC9309_PARSE_LIMIT,
+            max_states: 50_000,
+            max_work: 200_000_000,
+        }
+    }
+
+    /// The dialect (default: [`Dialect::Rfc9309`]).
+    pub fn dialect(mut self, dialect: Dialect) -> Config {
+        self.dialect = dialect;
+        self
+    }
+
+    /// Compiles decisions for this agent (may be called several times). By
+    /// default every agent the file names is compiled, plus the `*`
+    /// fallback for all others.
+    pub fn agent(mut self, name: &str) -> Config {
+        self.agents.get_or_insert_with(Vec::new).push(name.to_string());
+        self
+    }
+
+    /// The rfc9309 parse limit in octets (default and minimum: 500 KiB;
+    /// smaller values are raised to it). The google dialect has no limit.
+    pub fn parse_limit(mut self, octets: usize) -> Config {
+        self.parse_limit = octets.max(parse::RFC9309_PARSE_LIMIT);
+        self
+    }
+
+    /// The most DFA states one group may take before it falls back to the
+    /// direct matcher (default 50,000).
+    pub fn dfa_state_limit(mut self, states: usize) -> Config {
+        self.max_states = states;
+        self
+    }
+
+    /// The most subset-construction steps one group may take before it
+    /// falls back to the direct matcher (default 200,000,000).
+    pub fn dfa_work_limit(mut self, steps: u64) -> Config {
+        self.max_work = steps;
+        self
+    }
+
+    /// The dialect.
+    pub fn get_dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    /// The agents to compile, if restricted.
+    pub fn get_agents(&self) -> Option<&[String]> {
+        self.agents.as_deref()
+    }
+
+    /// The rfc9309 parse limit.
+    pub fn get_parse_limit(&self) -> usize {
+        self.parse_limit
+    }
+}
+
+/// Compiles robots.txt files into rules files.
+///
+/// # Example
+///
+/// ```
+/// use robofilter::{AlignedBytes, Compiler, Rules, Verdict};
+///
+/// let robots = b"User-agent: *\nDisallow: /*.pdf$\nAllow: /\n";
+/// let bytes = AlignedBytes::from(&Compiler::new().compile(robots)?[..]);
+/// let rules = Rules::from_bytes(bytes.as_bytes())?;
+/// let m = rules.matcher("AnyBot")?;
+/// assert_eq!(m.decide(b"http://x/a.pdf"), Verdict::Disallow);
+/// assert_eq!(m.decide(b"http://x/a.pdf?download"), Verdict::Allow);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Compiler {
+    config: Config,
+}
+
+impl Compiler {
+    /// A compiler with the default [`Config`].
+    pub fn new() -> Compiler {
+        Compiler::default()
+    }
+
+    /// A compiler with the given settings.
+    pub fn with_config(config: Config) -> Compiler {
+        Compiler { config }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Parses a robots.txt body with this compiler's dialect and limit.
+    pub fn parse(&self, body: &[u8]) -> RobotsTxt {
+        let limit = match self.config.dialect {
+            Dialect::Google => None,
+            Dialect::Rfc9309 => Some(self.config.parse_limit),
+        };
+        RobotsTxt::parse_with_limit(body, self.config.dialect, limit)
+    }
+
+    /// Compiles a robots.txt body into rules-file bytes.
+    ///
+    /// Any body compiles; see [`BuildError`] for the only failure.
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError`] if the result would not fit the format's 32-bit
+    /// offsets (a robots.txt of several GiB).
+    pub fn compile(&self, body: &[u8]) -> Result<Vec<u8>, BuildError> {
+        self.compile_parsed(&self.parse(body))
+    }
+
+    /// Compiles an already parsed robots.txt (its dialect must be this
+    /// compiler's).
+    ///
+    /// # Errors
+    ///
+    /// As for [`Compiler::compile`].
+    pub fn compile_parsed(
+        &self,
+        robots: &RobotsTxt,
+    ) -> Result<Vec<u8>, BuildError> {
+        let mut w = Writer::new(self.config.clone());
+        w.robots(robots)?;
+        w.finish()
+    }
+}
+
+/// Accumulates the sections of a rules file.
+struct Writer {
+    config: Config,
+    strings: Vec<u8>,
+    robots: Vec<u8>,
+    agents: Vec<u8>,
+    groups: Vec<u8>,
+    rules: Vec<u8>,
+    engines: Vec<u8>,
+    sitemaps: Vec<u8>,
+    delays: Vec<u8>,
+    diagnostics: Vec<u8>,
+    group_ids: HashMap<Vec<u32>, u32>,
+    group_len: u32,
+    rule_len: u32,
+}
+
+fn to_u32(n: usize, what: &str) -> Result<u32, BuildError> {
+    u32::try_from(n).map_err(|_| BuildError::too_large(format!("{what}: {n}")))
+}
+
+fn source_code(source: Source) -> u32 {
+    match source {
+        Source::Specific => 0,
+        Source::Global => 1,
+        Source::None => 2,
+    }
+}
+
+impl Writer {
+    fn new(config: Config) -> Writer {
+        Writer {
+            config,
+            strings: Vec::new(),
+            robots: Vec::new(),
+            agents: Vec::new(),
+            groups: Vec::new(),
+            rules: Vec::new(),
+            engines: Vec::new(),
+            sitemaps: Vec::new(),
+            delays: Vec::new(),
+            diagnostics: Vec::new(),
+            group_ids: HashMap::new(),
+            group_len: 0,
+            rule_len: 0,
+        }
+    }
+
+    fn string(&mut self, s: &[u8]) -> Result<(u32, u32), BuildError> {
+        let off = to_u32(self.strings.len(), "string table")?;
+        self.strings.extend_from_slice(s);
+        to_u32(self.strings.len(), "string table")?;
+        Ok((off, s.len() as u32))
+    }
+
+    fn robots(&mut self, robots: &RobotsTxt) -> Result<(), BuildError> {
+        let names: Vec<Vec<u8>> = match &self.config.agents {
+            Some(list) => {
+                let mut v: Vec<Vec<u8>> = list
+                    .iter()
+                    .map(|a| a.as_bytes().to_ascii_lowercase())
+                    .collect();
+                v.sort();
+                v.dedup();
+                v
+            }
+            None => robots.agent_tokens(),
+        };
+        let all_agents = self.config.agents.is_none();
+        let agents_start =
+            to_u32(self.agents.len() / wire::AGENT_REC, "agents")?;
+        for name in &names {
+            let sel = robots.select(&[name]);
+            let group = self.group(&sel)?;
+            let (off, len) = self.string(name)?;
+            push_rec(
+                &mut self.agents,
+                &[off, len, group, source_code(sel.source())],
+            );
+        }
+        let fallback = robots.select::<&[u8]>(&[]);
+        let fallback_group =
+            if all_agents { self.group(&fallback)? } else { wire::NO_GROUP };
+
+        let sitemaps_start =
+            to_u32(self.sitemaps.len() / wire::SITEMAP_REC, "sitemaps")?;
+        for s in robots.sitemaps() {
+            let (off, len) = self.string(s.url())?;
+            push_rec(&mut self.sitemaps, &[s.line(), off, len, 0]);
+        }
+        let delays_start =
+            to_u32(self.delays.len() / wire::DELAY_REC, "delays")?;
+        for d in robots.crawl_delays() {
+            let (off, len) = self.string(d.value())?;
+            let agents = d.group().map_or_else(Vec::new, |g| {
+                let values: Vec<&[u8]> = robots.groups()[g]
+                    .agents()
+                    .iter()
+                    .map(|a| a.value())
+                    .collect();
+                values.join(&b", "[..])
+            });
+            let (aoff, alen) = self.string(&agents)?;
+            push_rec(&mut self.delays, &[d.line(), off, len, aoff, alen, 0]);
+        }
+        let diags_start =
+            to_u32(self.diagnostics.len() / wire::DIAG_REC, "diagnostics")?;
+        for d in robots.diagnostics() {
+            let (off, len) = self.string(d.kind().to_string().as_bytes())?;
+            push_rec(&mut self.diagnostics, &[d.line(), off, len, 0]);
+        }
+        push_rec(
+            &mut self.robots,
+            &[
+                agents_start,
+                names.len() as u32,
+                fallback_group,
+                u32::from(all_agents),
+                sitemaps_start,
+                robots.sitemaps().len() as u32,
+                delays_start,
+                robots.crawl_delays().len() as u32,
+                diags_start,
+                robots.diagnostics().len() as u32,
+                source_code(fallback.source()),
+                robots.line_len(),
+            ],
+        );
+        Ok(())
+    }
+
+    /// Stores a merged group once; returns its index.
+    fn group(&mut self, sel: &Selection<'_>) -> Result<u32, BuildError> {
+        if sel.source() == Source::None {
+            return Ok(wire::NO_GROUP);
+        }
+        let rules: Vec<&Rule> = sel
+            .rules()
+            .iter()
+            .copied()
+            .filter(|r| !r.pattern().is_empty())
+            .collect();
+        let key: Vec<u32> = rules.iter().map(|r| r.line()).collect();
+        if let Some(&id) = self.group_ids.get(&key) {
+            return Ok(id);
+        }
+        let rules_start = self.rule_len;
+        for r in &rules {
+            let (voff, vlen) = self.string(r.value())?;
+            let (poff, plen) = self.string(r.pattern())?;
+            let kind = match r.kind() {
+                RuleKind::Allow => 0,
+                RuleKind::Disallow => 1,
+            };
+            push_rec(
+                &mut self.rules,
+                &[r.line(), kind, plen, voff, vlen, poff, plen, 0],
+            );
+            self.rule_len = to_u32(self.rule_len as usize + 1, "rules")?;
+        }
+        let (engine, note, bytes) = self.engine(&rules);
+        // Engines are 64-byte aligned inside a 64-byte aligned section.
+        self.engines.resize(self.engines.len().next_multiple_of(64), 0);
+        let off = self.engines.len() as u64;
+        let len = bytes.len() as u64;
+        self.engines.extend_from_slice(&bytes);
+        push_rec(
+            &mut self.groups,
+            &[
+                engine,
+                rules_start,
+                rules.len() as u32,
+                note,
+                off as u32,
+                (off >> 32) as u32,
+                len as u32,
+                (len >> 32) as u32,
+            ],
+        );
+        let id = self.group_len;
+        self.group_len += 1;
+        self.group_ids.insert(key, id);
+        Ok(id)
+    }
+
+    fn engine(&self, rules: &[&Rule]) -> (u32, u32, Vec<u8>) {
+        if rules.iter().all(|r| r.kind() == RuleKind::Allow) {
+            return (ENGINE_ALLOW_ALL, NOTE_NONE, Vec::new());
+        }
+        let dialect = self.config.dialect;
+        let mut build_rules: Vec<BuildRule> =
+            Vec::with_capacity(rules.len() + 2);
+        let mut add = |kind, priority: u32, pat: &[u8]| {
+            let (toks, anchored) = pattern::tokens(pat, dialect);
+            build_rules.push(BuildRule { kind, priority, toks, anchored });
+        };
+        for r in rules {
+            let p = r.pattern();
+            add(r.kind(), p.len() as u32, p);
+            if r.kind() == RuleKind::Allow {
+                if let Some(alias) = pattern::index_html_alias(p) {
+                    add(RuleKind::Allow, alias.len() as u32, &alias);
+                }
+            }
+        }
+        if dialect == Dialect::Rfc9309 {
+            // RFC 9309 §2.2.2: /robots.txt (with any query) always wins.
+            for pat in [&b"/robots.txt$"[..], b"/robots.txt?"] {
+                let toks = pat
+                    .iter()
+                    .filter(|&&b| b != b'$')
+                    .map(|&b| Tok::Byte(b))
+                    .collect();
+                build_rules.push(BuildRule {
+                    kind: RuleKind::Allow,
+                    priority: u32::MAX,
+                    toks,
+                    anchored: pat.ends_with(b"$"),
+                });
+            }
+        }
+        let budget = Budget {
+            max_states: self.config.max_states,
+            max_work: self.config.max_work,
+        };
+        match build::build(&build_rules, budget) {
+            Ok(built) => (ENGINE_DFA, NOTE_NONE, built.bytes),
+            Err(OverBudget::States) => {
+                (ENGINE_DIRECT, NOTE_STATES, Vec::new())
+            }
+            Err(OverBudget::Work) => (ENGINE_DIRECT, NOTE_WORK, Vec::new()),
+        }
+    }
+
+    fn finish(self) -> Result<Vec<u8>, BuildError> {
+        let sections: [([u8; 4], &[u8]); 9] = [
+            (wire::TAG_STRINGS, &self.strings),
+            (wire::TAG_ROBOTS, &self.robots),
+            (wire::TAG_AGENTS, &self.agents),
+            (wire::TAG_GROUPS, &self.groups),
+            (wire::TAG_RULES, &self.rules),
+            (wire::TAG_ENGINES, &self.engines),
+            (wire::TAG_SITEMAPS, &self.sitemaps),
+            (wire::TAG_DELAYS, &self.delays),
+            (wire::TAG_DIAGNOSTICS, &self.diagnostics),
+        ];
+        let mut out =
+            vec![0u8; wire::HEADER_LEN + sections.len() * wire::DIR_REC];
+        let mut dir = Vec::with_capacity(sections.len() * wire::DIR_REC);
+        for (tag, body) in sections {
+            out.resize(out.len().next_multiple_of(wire::SECTION_ALIGN), 0);
+            dir.extend_from_slice(&tag);
+            dir.extend_from_slice(&0u32.to_le_bytes());
+            dir.extend_from_slice(&(out.len() as u64).to_le_bytes());
+            dir.extend_from_slice(&(body.len() as u64).to_le_bytes());
+            out.extend_from_slice(body);
+        }
+        out[wire::HEADER_LEN..wire::HEADER_LEN + dir.len()]
+            .copy_from_slice(&dir);
+        out[..8].copy_from_slice(wire::MAGIC);
+        out[8..12].copy_from_slice(&wire::ENDIAN_MARK.to_le_bytes());
+        out[12..16].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+        let len = out.len() as u64;
+        out[16..24].copy_from_slice(&len.to_le_bytes());
+        out[28] = self.config.dialect.to_byte();
+        let limit = match self.config.dialect {
+            Dialect::Google => 0,
+            Dialect::Rfc9309 => {
+                to_u32(self.config.parse_limit, "parse limit")?
+            }
+        };
+        out[32..36].copy_from_slice(&limit.to_le_bytes());
+        out[36..40].copy_from_slice(&(sections.len() as u32).to_le_bytes());
+        let crc = wire::checksum(&out);
+        out[wire::CHECKSUM_AT..wire::CHECKSUM_AT + 4]
+            .copy_from_slice(&crc.to_le_bytes());
+        Ok(out)
+    }
+}

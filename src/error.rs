@@ -1,0 +1,179 @@
+//! Error types, one per phase.
+
+use core::fmt;
+
+/// The error returned when a rules file cannot be loaded.
+///
+/// A rules file that fails any check (magic, version, endianness,
+/// alignment, checksum, structure) is rejected as a whole: no verdict is ever
+/// given from a damaged file.
+#[derive(Clone, Debug)]
+pub struct LoadError {
+    kind: LoadErrorKind,
+}
+
+#[derive(Clone, Debug)]
+enum LoadErrorKind {
+    TooShort { len: usize },
+    Magic,
+    Endianness,
+    Version { found: u32 },
+    Length { header: u64, actual: usize },
+    Checksum { stored: u32, computed: u32 },
+    Alignment { address: usize },
+    Structure { what: String },
+    Engine { what: &'static str },
+    BigEndian,
+}
+
+impl LoadError {
+    pub(crate) fn too_short(len: usize) -> LoadError {
+        LoadError { kind: LoadErrorKind::TooShort { len } }
+    }
+    pub(crate) fn magic() -> LoadError {
+        LoadError { kind: LoadErrorKind::Magic }
+    }
+    pub(crate) fn endianness() -> LoadError {
+        LoadError { kind: LoadErrorKind::Endianness }
+    }
+    pub(crate) fn version(found: u32) -> LoadError {
+        LoadError { kind: LoadErrorKind::Version { found } }
+    }
+    pub(crate) fn length(header: u64, actual: usize) -> LoadError {
+        LoadError { kind: LoadErrorKind::Length { header, actual } }
+    }
+    pub(crate) fn checksum(stored: u32, computed: u32) -> LoadError {
+        LoadError { kind: LoadErrorKind::Checksum { stored, computed } }
+    }
+    pub(crate) fn alignment(address: usize) -> LoadError {
+        LoadError { kind: LoadErrorKind::Alignment { address } }
+    }
+    pub(crate) fn structure(what: impl Into<String>) -> LoadError {
+        LoadError { kind: LoadErrorKind::Structure { what: what.into() } }
+    }
+    pub(crate) fn engine(what: &'static str) -> LoadError {
+        LoadError { kind: LoadErrorKind::Engine { what } }
+    }
+    pub(crate) fn big_endian() -> LoadError {
+        LoadError { kind: LoadErrorKind::BigEndian }
+    }
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use LoadErrorKind::*;
+        match &self.kind {
+            TooShort { len } => write!(
+                f,
+                "not a robofilter rules file: only {len} bytes \
+                 (a rules file has a 64-byte header)"
+            ),
+            Magic => write!(
+                f,
+                "not a robofilter rules file: bad magic \
+                 (expected a file written by `robofilter compile`)"
+            ),
+            Endianness => write!(
+                f,
+                "rules file has the wrong endianness marker \
+                 (was it written on a big-endian machine or corrupted?)"
+            ),
+            Version { found } => write!(
+                f,
+                "rules file format version {found} is not supported \
+                 (this robofilter reads version {}; recompile the \
+                 robots.txt with this version of robofilter)",
+                crate::rules::FORMAT_VERSION
+            ),
+            Length { header, actual } => write!(
+                f,
+                "rules file is truncated or padded: header says {header} \
+                 bytes, found {actual} (copy the file again)"
+            ),
+            Checksum { stored, computed } => write!(
+                f,
+                "rules file is corrupted: checksum {computed:08x} does not \
+                 match the stored {stored:08x} (copy or compile it again)"
+            ),
+            Alignment { address } => write!(
+                f,
+                "rules bytes at address {address:#x} are not 8-byte aligned \
+                 (load from mmap, a Vec<u64>-backed buffer, or \
+                 robofilter::include_rules!)"
+            ),
+            Structure { what } => {
+                write!(f, "rules file is malformed: {what}")
+            }
+            Engine { what } => write!(f, "rules file is malformed: {what}"),
+            BigEndian => write!(
+                f,
+                "rules files are little-endian and this machine is \
+                 big-endian (not supported)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// The error returned when a rules file has no decision for an agent.
+///
+/// A file compiled with explicit `--agent` names only knows those agents;
+/// asking it about another one is an error rather than a guess.
+#[derive(Clone, Debug)]
+pub struct AgentError {
+    agent: String,
+    known: Vec<String>,
+}
+
+impl AgentError {
+    pub(crate) fn new(agent: &[u8], known: Vec<String>) -> AgentError {
+        AgentError {
+            agent: String::from_utf8_lossy(agent).into_owned(),
+            known,
+        }
+    }
+}
+
+impl fmt::Display for AgentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "agent '{}' is not in this rules file, which was compiled for \
+             only: {} (compile again with --agent '{}', or without --agent)",
+            self.agent,
+            self.known.join(", "),
+            self.agent
+        )
+    }
+}
+
+impl std::error::Error for AgentError {}
+
+/// The error returned when a robots.txt cannot be compiled.
+///
+/// Any robots.txt compiles (construction budgets fall back to a slower
+/// engine, never to an error); the only failure is a file too large for the
+/// 32-bit offsets of the rules format.
+#[cfg(feature = "compile")]
+#[derive(Clone, Debug)]
+pub struct BuildError {
+    what: String,
+}
+
+#[cfg(feature = "compile")]
+impl BuildError {
+    pub(crate) fn too_large(what: impl Into<String>) -> BuildError {
+        BuildError { what: what.into() }
+    }
+}
+
+#[cfg(feature = "compile")]
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "rules file would be too large: {}", self.what)
+    }
+}
+
+#[cfg(feature = "compile")]
+impl std::error::Error for BuildError {}

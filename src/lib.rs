@@ -1,0 +1,147 @@
+//! robofilter compiles robots.txt files ([RFC 9309]) into automata and decides
+//! URLs against them at memory speed.
+//!
+//! A robots.txt is compiled once into a *rules file*: a versioned, checksummed
+//! container that loads without copying (from a memory map or
+//! [`include_rules!`]) and answers each URL with one table lookup per path
+//! octet, whatever the number of rules. The `robofilter` command-line tool
+//! wraps this for crawl frontiers; this crate is the engine.
+//!
+//! # Example: compile, load, decide
+//!
+//! ```
+//! use robofilter::{AlignedBytes, Compiler, Config, Dialect, Rules, Verdict};
+//!
+//! let robots = b"\
+//! User-agent: *
+//! Disallow: /search
+//! Allow: /search/about
+//!
+//! User-agent: FooBot
+//! Disallow: /*.pdf$
+//! ";
+//! let compiler = Compiler::with_config(Config::new().dialect(Dialect::Rfc9309));
+//! let bytes = AlignedBytes::from(&compiler.compile(robots)?[..]);
+//! let rules = Rules::from_bytes(bytes.as_bytes())?;
+//!
+//! let other = rules.matcher("OtherBot")?;
+//! assert_eq!(other.decide(b"https://x.example/search?q=1"), Verdict::Disallow);
+//! assert_eq!(other.decide(b"https://x.example/search/about"), Verdict::Allow);
+//!
+//! // FooBot's own group hides `*`.
+//! let foo = rules.matcher("foobot")?;
+//! assert_eq!(foo.decide(b"https://x.example/search"), Verdict::Allow);
+//! assert_eq!(foo.decide(b"https://x.example/a.pdf"), Verdict::Disallow);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Example: a worker with precompiled rules
+//!
+//! A crawler worker depends on `robofilter` with `default-features = false`
+//! (no parser, no compiler, no CLI dependencies) and embeds or maps the file:
+//!
+//! ```ignore
+//! static RULES: &[u8] = robofilter::include_rules!("../rules.bin");
+//!
+//! let rules = robofilter::Rules::from_bytes(RULES)?;
+//! let bot = rules.matcher("MyCrawler")?;
+//! if bot.is_allowed(url.as_bytes()) { /* fetch */ }
+//! ```
+//!
+//! # Example: explain a verdict
+//!
+//! ```
+//! use robofilter::{AlignedBytes, Compiler, Reason, Rules};
+//!
+//! let bytes = Compiler::new().compile(b"User-agent: *\nDisallow: /a\nAllow: /a/b\n")?;
+//! let bytes = AlignedBytes::from(&bytes[..]);
+//! let rules = Rules::from_bytes(bytes.as_bytes())?;
+//! let why = rules.matcher("bot")?.explain(b"http://x/a/b/c");
+//! match why.reason() {
+//!     Reason::Rule(r) => assert_eq!((r.line(), r.value()), (3, &b"/a/b"[..])),
+//!     other => panic!("unexpected {other:?}"),
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Semantics
+//!
+//! Two dialects share the parser and the compiler:
+//!
+//! - [`Dialect::Google`] gives exactly the verdicts of google/robotstxt (the C++
+//!   reference): keys matched by case-insensitive prefix with accepted typos, a
+//!   missing colon accepted on two-token lines, product tokens cut to
+//!   `[A-Za-z_-]`, groups for the same agent merged, a group naming the agent
+//!   hides `*` (even with no rules), precedence by the octet length of the
+//!   normalised pattern (wildcards counted), Allow wins ties, `$` anchors only
+//!   as the last octet, `Allow: <dir>/index.htm…` also allows exactly
+//!   `<dir>/`, pattern escapes upper-cased and non-ASCII escaped, URLs used as
+//!   given.
+//! - [`Dialect::Rfc9309`] (the default) is the same except: the URL path and
+//!   every pattern go through one percent-normalisation (unreserved escapes
+//!   decoded, other escapes upper-cased, non-ASCII/controls/space escaped);
+//!   `%2A`/`%24` in a pattern are a literal `*`/`$`; `/robots.txt` (with any
+//!   query) is always allowed; only the first 500 KiB are parsed (a line cut by
+//!   the limit is dropped; a line ending exactly at the limit is kept).
+//!
+//! The URL's path is extracted as google/robotstxt does (see [`MatchPath`]):
+//! scheme and authority dropped, query kept, fragment dropped.
+//!
+//! # Crate features
+//!
+//! - `compile` (default): the robots.txt parser ([`RobotsTxt`]) and the
+//!   compiler ([`Compiler`]).
+//! - `cli` (default): the `robofilter` binary (clap, memmap2, rayon, memchr,
+//!   anyhow).
+//!
+//! With `default-features = false` the crate loads rules files and decides URLs
+//! only, with two small dependencies (`crc32fast`, `bytemuck`).
+//!
+//! # Safety
+//!
+//! This crate contains no `unsafe` code (`#![forbid(unsafe_code)]`). Zero-copy
+//! table views go through `bytemuck`'s checked casts, and a loaded file is
+//! validated in full before any lookup.
+//!
+//! [RFC 9309]: https://www.rfc-editor.org/rfc/rfc9309
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![deny(rustdoc::broken_intra_doc_links)]
+
+pub use crate::aligned::AlignedBytes;
+pub use crate::dialect::{Dialect, ParseDialectError};
+pub use crate::error::{AgentError, LoadError};
+pub use crate::path::MatchPath;
+pub use crate::rules::{
+    AgentInfo, EngineKind, Explanation, FORMAT_VERSION, GroupInfo,
+    GroupSource, Matcher, Reason, Record, RuleInfo, RuleKind, Rules, Verdict,
+};
+
+#[cfg(feature = "compile")]
+pub use crate::compile::{Compiler, Config};
+#[cfg(feature = "compile")]
+pub use crate::error::BuildError;
+#[cfg(feature = "compile")]
+pub use crate::parse::{
+    CrawlDelay, Diagnostic, DiagnosticKind, Group, MAX_LINE_LEN,
+    RFC9309_PARSE_LIMIT, RobotsTxt, Rule, Selection, Sitemap, Source,
+    UserAgent,
+};
+
+// Public modules.
+mod aligned;
+mod dialect;
+mod error;
+mod path;
+mod rules;
+
+// Private modules.
+#[cfg(feature = "compile")]
+mod compile;
+mod dfa;
+mod normalize;
+#[cfg(feature = "compile")]
+mod parse;
+mod pattern;
+mod wire;

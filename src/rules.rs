@@ -1,0 +1,854 @@
+//! Loaded rules files: agent lookup, verdicts and explanations.
+//!
+//! [`Rules::from_bytes`] checks everything once (header, checksum, every table
+//! reference, every automaton transition) and then borrows the bytes: no copy,
+//! no allocation, no decoding. After that, a verdict can never panic or read out
+//! of bounds, whatever file was loaded.
+
+use core::fmt;
+
+use crate::dfa::Dfa;
+use crate::error::{AgentError, LoadError};
+use crate::wire::{self, Table};
+use crate::{Dialect, MatchPath, normalize, pattern};
+
+/// The rules file format version this crate reads and writes.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Engine codes stored per group.
+pub(crate) const ENGINE_DFA: u32 = 1;
+pub(crate) const ENGINE_DIRECT: u32 = 2;
+pub(crate) const ENGINE_ALLOW_ALL: u32 = 3;
+
+/// Why a group uses the direct engine.
+pub(crate) const NOTE_NONE: u32 = 0;
+pub(crate) const NOTE_STATES: u32 = 1;
+pub(crate) const NOTE_WORK: u32 = 2;
+
+/// Whether a rule allows or disallows.
+#[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+pub enum RuleKind {
+    /// An `Allow` line.
+    Allow,
+    /// A `Disallow` line (or one of its accepted typos).
+    Disallow,
+}
+
+impl RuleKind {
+    /// `allow` or `disallow`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleKind::Allow => "allow",
+            RuleKind::Disallow => "disallow",
+        }
+    }
+}
+
+/// The verdict for one URL.
+#[derive(Clone, Copy, Debug, Eq, Hash, PartialEq)]
+pub enum Verdict {
+    /// The crawler may fetch the URL.
+    Allow,
+    /// The crawler must not fetch the URL.
+    Disallow,
+}
+
+impl Verdict {
+    /// `allow` or `disallow`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Allow => "allow",
+            Verdict::Disallow => "disallow",
+        }
+    }
+
+    /// Whether this is [`Verdict::Allow`].
+    pub fn is_allow(self) -> bool {
+        self == Verdict::Allow
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A loaded rules file, borrowing its bytes.
+///
+/// # Example: load precompiled rules and decide URLs
+///
+/// ```
+/// use robofilter::{Compiler, Rules, Verdict, AlignedBytes};
+///
+/// let bytes = Compiler::new().compile(b"User-agent: *\nDisallow: /cart\n")?;
+/// let bytes = AlignedBytes::from(&bytes[..]);
+/// let rules = Rules::from_bytes(bytes.as_bytes())?;
+/// let bot = rules.matcher("ExampleBot")?;
+/// assert_eq!(bot.decide(b"https://shop.example/cart?id=1"), Verdict::Disallow);
+/// assert!(bot.is_allowed(b"https://shop.example/"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Rules<'a> {
+    dialect: Dialect,
+    parse_limit: u32,
+    strings: &'a [u8],
+    robots: Table<'a>,
+    agents: Table<'a>,
+    groups: Table<'a>,
+    rules: Table<'a>,
+    engines: &'a [u8],
+    sitemaps: Table<'a>,
+    delays: Table<'a>,
+    diagnostics: Table<'a>,
+}
+
+/// Where an agent's rules come from.
+#[derive(Clone, Copy, Debug, Eq, Hash, PartialEq)]
+pub enum GroupSource {
+    /// Groups that name the agent.
+    Specific,
+    /// The `*` groups (no group names the agent).
+    Global,
+    /// No group applies; everything is allowed.
+    None,
+}
+
+/// The engine a group was compiled to.
+#[derive(Clone, Copy, Debug, Eq, Hash, PartialEq)]
+pub enum EngineKind {
+    /// A minimised verdict DFA: one table lookup per path octet.
+    VerdictDfa,
+    /// The direct matcher, linear in rules x path: used when the group's DFA
+    /// exceeded its construction budget.
+    Direct,
+    /// The group has no Disallow rule that could match: always allow.
+    AllowAll,
+}
+
+impl EngineKind {
+    /// A short name: `dfa`, `direct` or `allow-all`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EngineKind::VerdictDfa => "dfa",
+            EngineKind::Direct => "direct",
+            EngineKind::AllowAll => "allow-all",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Engine<'a> {
+    Dfa(Dfa<'a>),
+    Direct,
+    AllowAll,
+}
+
+/// The decision procedure for one agent, ready to decide URLs.
+///
+/// Cheap to copy; holds borrowed tables only.
+#[derive(Clone, Copy, Debug)]
+pub struct Matcher<'r, 'a> {
+    rules: &'r Rules<'a>,
+    group: u32,
+    source: GroupSource,
+    engine: Engine<'a>,
+}
+
+/// One rule as stored in a rules file.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub struct RuleInfo<'a> {
+    line: u32,
+    kind: RuleKind,
+    value: &'a [u8],
+    pattern: &'a [u8],
+}
+
+impl<'a> RuleInfo<'a> {
+    /// The line number in the robots.txt.
+    pub fn line(&self) -> u32 {
+        self.line
+    }
+    /// Allow or disallow.
+    pub fn kind(&self) -> RuleKind {
+        self.kind
+    }
+    /// The value as written.
+    pub fn value(&self) -> &'a [u8] {
+        self.value
+    }
+    /// The normalised pattern; its length is the rule's precedence.
+    pub fn pattern(&self) -> &'a [u8] {
+        self.pattern
+    }
+}
+
+/// Why a URL got its verdict.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub enum Reason<'a> {
+    /// This rule matched with the highest precedence.
+    Rule(RuleInfo<'a>),
+    /// The rule was an Allow whose last segment starts with `index.htm`,
+    /// which also allows exactly its directory (google/robotstxt's rule).
+    IndexHtml(RuleInfo<'a>),
+    /// A group applies but none of its rules matched.
+    NoMatchingRule,
+    /// No group names the agent and there is no `*` group.
+    NoGroup,
+    /// RFC 9309 §2.2.2: `/robots.txt` is always allowed (rfc9309 only).
+    RobotsTxt,
+}
+
+/// A verdict with its reason, from [`Matcher::explain`].
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub struct Explanation<'a> {
+    verdict: Verdict,
+    reason: Reason<'a>,
+    path: Vec<u8>,
+    source: GroupSource,
+}
+
+impl<'a> Explanation<'a> {
+    /// The verdict.
+    pub fn verdict(&self) -> Verdict {
+        self.verdict
+    }
+    /// Why.
+    pub fn reason(&self) -> Reason<'a> {
+        self.reason
+    }
+    /// The path that was matched (normalised in the rfc9309 dialect).
+    pub fn path(&self) -> &[u8] {
+        &self.path
+    }
+    /// Whether the agent's rules came from its own groups or from `*`.
+    pub fn source(&self) -> GroupSource {
+        self.source
+    }
+}
+
+/// Facts about one compiled group, for `inspect`.
+#[derive(Clone, Copy, Debug)]
+pub struct GroupInfo {
+    index: usize,
+    engine: EngineKind,
+    rule_len: usize,
+    size: usize,
+    state_len: usize,
+    class_len: usize,
+    over_budget: Option<&'static str>,
+}
+
+impl GroupInfo {
+    /// The group's index in the file.
+    pub fn index(&self) -> usize {
+        self.index
+    }
+    /// The engine.
+    pub fn engine(&self) -> EngineKind {
+        self.engine
+    }
+    /// The number of stored rules (empty ones excluded).
+    pub fn rule_len(&self) -> usize {
+        self.rule_len
+    }
+    /// The engine's size in octets.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+    /// DFA states (0 for other engines).
+    pub fn state_len(&self) -> usize {
+        self.state_len
+    }
+    /// DFA byte classes (0 for other engines).
+    pub fn class_len(&self) -> usize {
+        self.class_len
+    }
+    /// Which construction budget the group exceeded, if it did.
+    pub fn over_budget(&self) -> Option<&'static str> {
+        self.over_budget
+    }
+}
+
+/// One agent entry of a rules file.
+#[derive(Clone, Copy, Debug)]
+pub struct AgentInfo<'a> {
+    name: &'a [u8],
+    group: Option<usize>,
+    source: GroupSource,
+}
+
+impl<'a> AgentInfo<'a> {
+    /// The product token, lower-cased.
+    pub fn name(&self) -> &'a [u8] {
+        self.name
+    }
+    /// The group index, if a group applies.
+    pub fn group(&self) -> Option<usize> {
+        self.group
+    }
+    /// Whether the group names the agent or is the `*` group.
+    pub fn source(&self) -> GroupSource {
+        self.source
+    }
+}
+
+/// A stored record: line number and text (sitemaps, crawl-delays,
+/// diagnostics).
+#[derive(Clone, Copy, Debug)]
+pub struct Record<'a> {
+    line: u32,
+    text: &'a [u8],
+    agents: &'a [u8],
+}
+
+impl<'a> Record<'a> {
+    /// The line number (0: the whole file).
+    pub fn line(&self) -> u32 {
+        self.line
+    }
+    /// The value (sitemap URL, crawl-delay value, diagnostic message).
+    pub fn text(&self) -> &'a [u8] {
+        self.text
+    }
+    /// For crawl-delays: the `user-agent` values of the group, joined by
+    /// `, ` (empty for other records).
+    pub fn agents(&self) -> &'a [u8] {
+        self.agents
+    }
+}
+
+fn source_from(code: u32) -> Option<GroupSource> {
+    match code {
+        0 => Some(GroupSource::Specific),
+        1 => Some(GroupSource::Global),
+        2 => Some(GroupSource::None),
+        _ => None,
+    }
+}
+
+impl<'a> Rules<'a> {
+    /// Loads a rules file, validating all of it.
+    ///
+    /// `bytes` must start at an 8-byte aligned address: a memory map, an
+    /// [`AlignedBytes`](crate::AlignedBytes), or
+    /// [`include_rules!`](crate::include_rules).
+    ///
+    /// # Errors
+    ///
+    /// Any damage (bad magic, version, endianness, length, checksum,
+    /// alignment or structure) is a [`LoadError`] saying what is wrong and
+    /// what to do. This function never panics, for any input.
+    pub fn from_bytes(bytes: &'a [u8]) -> Result<Rules<'a>, LoadError> {
+        if bytes.len() < wire::HEADER_LEN {
+            return Err(LoadError::too_short(bytes.len()));
+        }
+        if &bytes[..8] != wire::MAGIC {
+            return Err(LoadError::magic());
+        }
+        if wire::u32_at(bytes, 8) != wire::ENDIAN_MARK {
+            return Err(LoadError::endianness());
+        }
+        let version = wire::u32_at(bytes, 12);
+        if version != FORMAT_VERSION {
+            return Err(LoadError::version(version));
+        }
+        let file_len = wire::u64_at(bytes, 16);
+        if file_len != bytes.len() as u64 {
+            return Err(LoadError::length(file_len, bytes.len()));
+        }
+        let stored = wire::u32_at(bytes, wire::CHECKSUM_AT);
+        let computed = wire::checksum(bytes);
+        if stored != computed {
+            return Err(LoadError::checksum(stored, computed));
+        }
+        if bytes.as_ptr() as usize % 8 != 0 {
+            return Err(LoadError::alignment(bytes.as_ptr() as usize));
+        }
+        if cfg!(target_endian = "big") {
+            return Err(LoadError::big_endian());
+        }
+        let dialect = Dialect::from_byte(bytes[28])
+            .ok_or_else(|| LoadError::structure("unknown dialect code"))?;
+        let parse_limit = wire::u32_at(bytes, 32);
+        let n = wire::u32_at(bytes, 36) as usize;
+        let dir_end = n
+            .checked_mul(wire::DIR_REC)
+            .and_then(|d| d.checked_add(wire::HEADER_LEN))
+            .filter(|&e| e <= bytes.len())
+            .ok_or_else(|| LoadError::structure("section directory"))?;
+        let section = |tag: [u8; 4]| -> Result<&'a [u8], LoadError> {
+            for at in (wire::HEADER_LEN..dir_end).step_by(wire::DIR_REC) {
+                if bytes[at..at + 4] == tag {
+                    let off = wire::u64_at(bytes, at + 8);
+                    let len = wire::u64_at(bytes, at + 16);
+                    let end = off.checked_add(len);
+                    if off % wire::SECTION_ALIGN as u64 != 0
+                        || end.is_none_or(|e| e > bytes.len() as u64)
+                    {
+                        return Err(LoadError::structure(format!(
+                            "section {} out of bounds",
+                            String::from_utf8_lossy(&tag)
+                        )));
+                    }
+                    return Ok(&bytes[off as usize..(off + len) as usize]);
+                }
+            }
+            Err(LoadError::structure(format!(
+                "missing section {}",
+                String::from_utf8_lossy(&tag)
+            )))
+        };
+        let rules = Rules {
+            dialect,
+            parse_limit,
+            strings: section(wire::TAG_STRINGS)?,
+            robots: Table::new(
+                section(wire::TAG_ROBOTS)?,
+                wire::ROBOTS_REC,
+                "robots",
+            )?,
+            agents: Table::new(
+                section(wire::TAG_AGENTS)?,
+                wire::AGENT_REC,
+                "agent",
+            )?,
+            groups: Table::new(
+                section(wire::TAG_GROUPS)?,
+                wire::GROUP_REC,
+                "group",
+            )?,
+            rules: Table::new(
+                section(wire::TAG_RULES)?,
+                wire::RULE_REC,
+                "rule",
+            )?,
+            engines: section(wire::TAG_ENGINES)?,
+            sitemaps: Table::new(
+                section(wire::TAG_SITEMAPS)?,
+                wire::SITEMAP_REC,
+                "sitemap",
+            )?,
+            delays: Table::new(
+                section(wire::TAG_DELAYS)?,
+                wire::DELAY_REC,
+                "crawl-delay",
+            )?,
+            diagnostics: Table::new(
+                section(wire::TAG_DIAGNOSTICS)?,
+                wire::DIAG_REC,
+                "diagnostic",
+            )?,
+        };
+        rules.validate()?;
+        Ok(rules)
+    }
+
+    /// Checks every cross-reference so that lookups can index freely.
+    fn validate(&self) -> Result<(), LoadError> {
+        let bad = |what: &str| Err(LoadError::structure(what.to_string()));
+        if self.robots.len() != 1 {
+            return bad("expected exactly one robots entry");
+        }
+        let range_ok = |start: u32, len: u32, total: usize| {
+            (start as usize)
+                .checked_add(len as usize)
+                .is_some_and(|e| e <= total)
+        };
+        let str_ok =
+            |off: u32, len: u32| range_ok(off, len, self.strings.len());
+        let r = &self.robots;
+        let checks = [
+            (r.get(0, 0), r.get(0, 1), self.agents.len()),
+            (r.get(0, 4), r.get(0, 5), self.sitemaps.len()),
+            (r.get(0, 6), r.get(0, 7), self.delays.len()),
+            (r.get(0, 8), r.get(0, 9), self.diagnostics.len()),
+        ];
+        if !checks.iter().all(|&(s, l, t)| range_ok(s, l, t)) {
+            return bad("robots entry range out of bounds");
+        }
+        let fallback = r.get(0, 2);
+        if fallback != wire::NO_GROUP && fallback as usize >= self.groups.len()
+        {
+            return bad("fallback group out of range");
+        }
+        if source_from(r.get(0, 10)).is_none() {
+            return bad("fallback source code");
+        }
+        for i in 0..self.agents.len() {
+            let g = self.agents.get(i, 2);
+            if !str_ok(self.agents.get(i, 0), self.agents.get(i, 1))
+                || (g != wire::NO_GROUP && g as usize >= self.groups.len())
+                || source_from(self.agents.get(i, 3)).is_none()
+            {
+                return bad("agent entry out of range");
+            }
+        }
+        for i in 0..self.rules.len() {
+            let t = &self.rules;
+            if t.get(i, 1) > 1
+                || !str_ok(t.get(i, 3), t.get(i, 4))
+                || !str_ok(t.get(i, 5), t.get(i, 6))
+            {
+                return bad("rule entry out of range");
+            }
+        }
+        for (t, fields) in [
+            (&self.sitemaps, &[(1, 2)][..]),
+            (&self.delays, &[(1, 2), (3, 4)][..]),
+            (&self.diagnostics, &[(1, 2)][..]),
+        ] {
+            for i in 0..t.len() {
+                if !fields
+                    .iter()
+                    .all(|&(o, l)| str_ok(t.get(i, o), t.get(i, l)))
+                {
+                    return bad("record text out of range");
+                }
+            }
+        }
+        for g in 0..self.groups.len() {
+            if !range_ok(
+                self.groups.get(g, 1),
+                self.groups.get(g, 2),
+                self.rules.len(),
+            ) {
+                return bad("group rule range out of bounds");
+            }
+            self.engine(g)?;
+        }
+        Ok(())
+    }
+
+    fn engine(&self, g: usize) -> Result<Engine<'a>, LoadError> {
+        let t = &self.groups;
+        match t.get(g, 0) {
+            ENGINE_DFA => {
+                let off =
+                    u64::from(t.get(g, 4)) | u64::from(t.get(g, 5)) << 32;
+                let len =
+                    u64::from(t.get(g, 6)) | u64::from(t.get(g, 7)) << 32;
+                let end = off
+                    .checked_add(len)
+                    .filter(|&e| e <= self.engines.len() as u64);
+                if end.is_none() || off % 8 != 0 {
+                    return Err(LoadError::structure(
+                        "engine bytes out of bounds",
+                    ));
+                }
+                let bytes = &self.engines[off as usize..(off + len) as usize];
+                Ok(Engine::Dfa(Dfa::from_bytes(bytes)?))
+            }
+            ENGINE_DIRECT => Ok(Engine::Direct),
+            ENGINE_ALLOW_ALL => Ok(Engine::AllowAll),
+            _ => Err(LoadError::structure("unknown engine code")),
+        }
+    }
+
+    /// The dialect the file was compiled with.
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    /// The parse limit used at compile time (`None`: the whole file).
+    pub fn parse_limit(&self) -> Option<usize> {
+        (self.parse_limit != 0).then_some(self.parse_limit as usize)
+    }
+
+    fn string(&self, off: u32, len: u32) -> &'a [u8] {
+        &self.strings[off as usize..(off + len) as usize]
+    }
+
+    fn agent_range(&self) -> core::ops::Range<usize> {
+        let start = self.robots.get(0, 0) as usize;
+        start..start + self.robots.get(0, 1) as usize
+    }
+
+    /// Whether every agent has a decision (`true` for files compiled without
+    /// `--agent`: unnamed agents get the `*` group).
+    pub fn is_all_agents(&self) -> bool {
+        self.robots.get(0, 3) & 1 != 0
+    }
+
+    /// The agents the file names, sorted, lower-cased.
+    pub fn agents(&self) -> impl Iterator<Item = AgentInfo<'a>> + '_ {
+        self.agent_range().map(move |i| {
+            let t = &self.agents;
+            let g = t.get(i, 2);
+            AgentInfo {
+                name: self.string(t.get(i, 0), t.get(i, 1)),
+                group: (g != wire::NO_GROUP).then_some(g as usize),
+                source: source_from(t.get(i, 3)).expect("validated"),
+            }
+        })
+    }
+
+    /// The group every agent not in [`Rules::agents`] gets, if the file was
+    /// compiled for all agents.
+    pub fn fallback(&self) -> Option<AgentInfo<'a>> {
+        if !self.is_all_agents() {
+            return None;
+        }
+        let g = self.robots.get(0, 2);
+        Some(AgentInfo {
+            name: b"*",
+            group: (g != wire::NO_GROUP).then_some(g as usize),
+            source: source_from(self.robots.get(0, 10)).expect("validated"),
+        })
+    }
+
+    /// Looks up the decision procedure for a crawler's product token.
+    ///
+    /// The token is compared whole and case-insensitively (`FooBot/2.1`
+    /// never matches a `FooBot` group; pass the bare token).
+    ///
+    /// # Errors
+    ///
+    /// [`AgentError`] if the file was compiled for a list of agents that does
+    /// not include this one.
+    pub fn matcher(&self, agent: &str) -> Result<Matcher<'_, 'a>, AgentError> {
+        let needle = agent.as_bytes();
+        let range = self.agent_range();
+        let names = &self.agents;
+        let found = {
+            let (mut lo, mut hi) = (range.start, range.end);
+            let mut hit = None;
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                let name = self.string(names.get(mid, 0), names.get(mid, 1));
+                match cmp_ignore_case(name, needle) {
+                    core::cmp::Ordering::Less => lo = mid + 1,
+                    core::cmp::Ordering::Greater => hi = mid,
+                    core::cmp::Ordering::Equal => {
+                        hit = Some(mid);
+                        break;
+                    }
+                }
+            }
+            hit
+        };
+        let info = match found {
+            Some(i) => AgentInfo {
+                name: b"",
+                group: Some(names.get(i, 2))
+                    .filter(|&g| g != wire::NO_GROUP)
+                    .map(|g| g as usize),
+                source: source_from(names.get(i, 3)).expect("validated"),
+            },
+            None => match self.fallback() {
+                Some(f) => f,
+                None => {
+                    let known = self
+                        .agents()
+                        .map(|a| {
+                            String::from_utf8_lossy(a.name()).into_owned()
+                        })
+                        .collect();
+                    return Err(AgentError::new(needle, known));
+                }
+            },
+        };
+        let (group, engine) = match info.group {
+            Some(g) => (g as u32, self.engine(g).expect("validated")),
+            None => (wire::NO_GROUP, Engine::AllowAll),
+        };
+        Ok(Matcher { rules: self, group, source: info.source, engine })
+    }
+
+    /// Facts about every compiled group.
+    pub fn groups(&self) -> impl Iterator<Item = GroupInfo> + '_ {
+        (0..self.groups.len()).map(move |g| {
+            let t = &self.groups;
+            let engine = self.engine(g).expect("validated");
+            let (kind, state_len, class_len) = match engine {
+                Engine::Dfa(d) => {
+                    (EngineKind::VerdictDfa, d.state_len(), d.stride())
+                }
+                Engine::Direct => (EngineKind::Direct, 0, 0),
+                Engine::AllowAll => (EngineKind::AllowAll, 0, 0),
+            };
+            let size = match engine {
+                Engine::Dfa(_) => t.get(g, 6) as usize,
+                _ => 0,
+            };
+            let over_budget = match t.get(g, 3) {
+                NOTE_STATES => Some("state budget"),
+                NOTE_WORK => Some("work budget"),
+                _ => None,
+            };
+            GroupInfo {
+                index: g,
+                engine: kind,
+                rule_len: t.get(g, 2) as usize,
+                size,
+                state_len,
+                class_len,
+                over_budget,
+            }
+        })
+    }
+
+    /// The rules of group `g`, in file order.
+    pub fn group_rules(
+        &self,
+        g: usize,
+    ) -> impl Iterator<Item = RuleInfo<'a>> + '_ {
+        let start = self.groups.get(g, 1) as usize;
+        let len = self.groups.get(g, 2) as usize;
+        (start..start + len).map(move |i| self.rule(i))
+    }
+
+    fn rule(&self, i: usize) -> RuleInfo<'a> {
+        let t = &self.rules;
+        RuleInfo {
+            line: t.get(i, 0),
+            kind: if t.get(i, 1) == 0 {
+                RuleKind::Allow
+            } else {
+                RuleKind::Disallow
+            },
+            value: self.string(t.get(i, 3), t.get(i, 4)),
+            pattern: self.string(t.get(i, 5), t.get(i, 6)),
+        }
+    }
+
+    fn records(
+        &self,
+        t: Table<'a>,
+        range_at: usize,
+        with_agents: bool,
+    ) -> impl Iterator<Item = Record<'a>> + '_ {
+        let start = self.robots.get(0, range_at) as usize;
+        let len = self.robots.get(0, range_at + 1) as usize;
+        (start..start + len).map(move |i| Record {
+            line: t.get(i, 0),
+            text: self.string(t.get(i, 1), t.get(i, 2)),
+            agents: if with_agents {
+                self.string(t.get(i, 3), t.get(i, 4))
+            } else {
+                b""
+            },
+        })
+    }
+
+    /// The sitemap lines.
+    pub fn sitemaps(&self) -> impl Iterator<Item = Record<'a>> + '_ {
+        self.records(self.sitemaps, 4, false)
+    }
+
+    /// The crawl-delay lines.
+    pub fn crawl_delays(&self) -> impl Iterator<Item = Record<'a>> + '_ {
+        self.records(self.delays, 6, true)
+    }
+
+    /// The parser's diagnostics.
+    pub fn diagnostics(&self) -> impl Iterator<Item = Record<'a>> + '_ {
+        self.records(self.diagnostics, 8, false)
+    }
+}
+
+impl<'r, 'a> Matcher<'r, 'a> {
+    /// Decides a URL (scheme and authority are ignored; see [`MatchPath`]).
+    #[inline]
+    pub fn decide(&self, url: &[u8]) -> Verdict {
+        self.decide_path(MatchPath::from_url(url))
+    }
+
+    /// Whether the URL may be fetched.
+    #[inline]
+    pub fn is_allowed(&self, url: &[u8]) -> bool {
+        self.decide(url).is_allow()
+    }
+
+    /// Decides an already extracted path.
+    #[inline]
+    pub fn decide_path(&self, path: MatchPath<'_>) -> Verdict {
+        match self.engine {
+            Engine::Dfa(dfa) => dfa.decide(path, self.rules.dialect),
+            Engine::AllowAll => Verdict::Allow,
+            Engine::Direct => self.direct(path).0,
+        }
+    }
+
+    /// Where this agent's rules come from.
+    pub fn source(&self) -> GroupSource {
+        self.source
+    }
+
+    /// The index of the agent's group, if one applies.
+    pub fn group(&self) -> Option<usize> {
+        (self.group != wire::NO_GROUP).then_some(self.group as usize)
+    }
+
+    /// The verdict and the deciding rule, found by the direct matcher over
+    /// the group's stored rules. Slower than [`Matcher::decide`] (it
+    /// allocates and visits every rule); gives the same verdict.
+    pub fn explain(&self, url: &[u8]) -> Explanation<'a> {
+        let path = MatchPath::from_url(url);
+        let (verdict, reason, path) = self.direct(path);
+        Explanation { verdict, reason, path, source: self.source }
+    }
+
+    fn direct(&self, path: MatchPath<'_>) -> (Verdict, Reason<'a>, Vec<u8>) {
+        let dialect = self.rules.dialect;
+        let path = match dialect {
+            Dialect::Google => path.to_vec(),
+            Dialect::Rfc9309 => {
+                let mut v = Vec::with_capacity(path.tail().len() + 1);
+                normalize::rfc9309(&path.to_vec(), |b| {
+                    v.push(b);
+                    true
+                });
+                v
+            }
+        };
+        if dialect == Dialect::Rfc9309 && is_robots_txt(&path) {
+            return (Verdict::Allow, Reason::RobotsTxt, path);
+        }
+        let Some(g) = self.group() else {
+            return (Verdict::Allow, Reason::NoGroup, path);
+        };
+        let mut best: [(usize, Option<Reason<'a>>); 2] =
+            [(0, None), (0, None)];
+        for rule in self.rules.group_rules(g) {
+            let p = rule.pattern;
+            let slot = &mut best[rule.kind as usize];
+            if pattern::matches(p, dialect, &path) {
+                if p.len() > slot.0 {
+                    *slot = (p.len(), Some(Reason::Rule(rule)));
+                }
+            } else if rule.kind == RuleKind::Allow {
+                if let Some(alias) = pattern::index_html_alias(p) {
+                    if alias.len() > slot.0
+                        && pattern::matches(&alias, dialect, &path)
+                    {
+                        *slot = (alias.len(), Some(Reason::IndexHtml(rule)));
+                    }
+                }
+            }
+        }
+        let [(allow, allow_rule), (disallow, disallow_rule)] = best;
+        if disallow > allow {
+            (Verdict::Disallow, disallow_rule.expect("matched"), path)
+        } else {
+            (
+                Verdict::Allow,
+                allow_rule.unwrap_or(Reason::NoMatchingRule),
+                path,
+            )
+        }
+    }
+}
+
+/// RFC 9309 §2.2.2: the path up to the query is exactly `/robots.txt`.
+pub(crate) fn is_robots_txt(path: &[u8]) -> bool {
+    let end = path.iter().position(|&b| b == b'?').unwrap_or(path.len());
+    &path[..end] == b"/robots.txt"
+}
+
+fn cmp_ignore_case(a: &[u8], b: &[u8]) -> core::cmp::Ordering {
+    let a = a.iter().map(u8::to_ascii_lowercase);
+    let b = b.iter().map(u8::to_ascii_lowercase);
+    a.cmp(b)
+}

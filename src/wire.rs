@@ -1,0 +1,116 @@
+//! The rules file container: constants and bounds-checked little-endian reads.
+//!
+//! # Layout (format version 1)
+//!
+//! A rules file is a 64-byte header, a section directory, and sections, all
+//! little-endian, every section 64-byte aligned:
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | 8 | magic `ROBOFLTR` |
+//! | 8 | 4 | endianness marker `0x0000FEFF` |
+//! | 12 | 4 | format version |
+//! | 16 | 8 | file length |
+//! | 24 | 4 | CRC-32 of the whole file, computed with this field zeroed |
+//! | 28 | 1 | dialect (0 google, 1 rfc9309) |
+//! | 29 | 3 | reserved, zero |
+//! | 32 | 4 | parse limit in octets (0: none) |
+//! | 36 | 4 | number of sections |
+//! | 40 | 24 | reserved, zero |
+//! | 64 | 24 x n | section directory: tag (4 ASCII), reserved u32, offset u64, length u64 |
+//!
+//! Sections hold fixed-size records of `u32` fields (see the `*_REC` constants
+//! and the readers in `rules.rs`), so any record is reachable in O(1) without
+//! decoding the file. Unknown section tags are skipped, so later versions can
+//! add sections without breaking older readers of the same version.
+
+use crate::error::LoadError;
+
+pub(crate) const MAGIC: &[u8; 8] = b"ROBOFLTR";
+pub(crate) const ENDIAN_MARK: u32 = 0x0000_FEFF;
+pub(crate) const HEADER_LEN: usize = 64;
+pub(crate) const DIR_REC: usize = 24;
+pub(crate) const CHECKSUM_AT: usize = 24;
+pub(crate) const SECTION_ALIGN: usize = 64;
+
+pub(crate) const TAG_STRINGS: [u8; 4] = *b"STRS";
+pub(crate) const TAG_ROBOTS: [u8; 4] = *b"ROBO";
+pub(crate) const TAG_AGENTS: [u8; 4] = *b"AGNT";
+pub(crate) const TAG_GROUPS: [u8; 4] = *b"GRUP";
+pub(crate) const TAG_RULES: [u8; 4] = *b"RULE";
+pub(crate) const TAG_ENGINES: [u8; 4] = *b"ENGN";
+pub(crate) const TAG_SITEMAPS: [u8; 4] = *b"SMAP";
+pub(crate) const TAG_DELAYS: [u8; 4] = *b"DLAY";
+pub(crate) const TAG_DIAGNOSTICS: [u8; 4] = *b"DIAG";
+
+/// Record sizes in octets (all fields are `u32`).
+pub(crate) const ROBOTS_REC: usize = 48;
+pub(crate) const AGENT_REC: usize = 16;
+pub(crate) const GROUP_REC: usize = 32;
+pub(crate) const RULE_REC: usize = 32;
+pub(crate) const SITEMAP_REC: usize = 16;
+pub(crate) const DELAY_REC: usize = 24;
+pub(crate) const DIAG_REC: usize = 16;
+
+/// "No group": the agent gets no rules at all.
+pub(crate) const NO_GROUP: u32 = u32::MAX;
+
+/// The CRC-32 of a whole file with its checksum field taken as zero.
+pub(crate) fn checksum(bytes: &[u8]) -> u32 {
+    let mut h = crc32fast::Hasher::new();
+    h.update(&bytes[..CHECKSUM_AT]);
+    h.update(&[0; 4]);
+    h.update(&bytes[CHECKSUM_AT + 4..]);
+    h.finalize()
+}
+
+#[inline]
+pub(crate) fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
+}
+
+#[inline]
+pub(crate) fn u64_at(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+}
+
+/// A table of fixed-size records of `u32` fields.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Table<'a> {
+    bytes: &'a [u8],
+    rec: usize,
+}
+
+impl<'a> Table<'a> {
+    pub(crate) fn new(
+        bytes: &'a [u8],
+        rec: usize,
+        name: &str,
+    ) -> Result<Table<'a>, LoadError> {
+        if bytes.len() % rec != 0 {
+            return Err(LoadError::structure(format!(
+                "{name} table length {} is not a multiple of {rec}",
+                bytes.len()
+            )));
+        }
+        Ok(Table { bytes, rec })
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.bytes.len() / self.rec
+    }
+
+    /// Field `field` (a `u32` index) of record `i`. Callers check `i`.
+    #[inline]
+    pub(crate) fn get(&self, i: usize, field: usize) -> u32 {
+        u32_at(self.bytes, i * self.rec + field * 4)
+    }
+}
+
+/// Appends `u32` fields as one record.
+#[cfg(feature = "compile")]
+pub(crate) fn push_rec(out: &mut Vec<u8>, fields: &[u32]) {
+    for f in fields {
+        out.extend_from_slice(&f.to_le_bytes());
+    }
+}
