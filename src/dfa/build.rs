@@ -23,6 +23,7 @@
 //! automaton.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::RuleKind;
 use crate::pattern::Tok;
@@ -70,6 +71,9 @@ struct Nfa {
     rule: Vec<u32>,
     starts: Vec<u32>,
     rules: Vec<BuildRule>,
+    /// Each rule's precedence times 4, so that canonical scores can sit
+    /// strictly between two precedences (see `Nfa::canonical`).
+    prio: Vec<u64>,
 }
 
 /// A subset-construction state: live positions and the best precedence of
@@ -77,8 +81,8 @@ struct Nfa {
 #[derive(Clone, Debug, Eq, Hash, PartialEq)]
 struct Key {
     set: Vec<u32>,
-    allow: u32,
-    disallow: u32,
+    allow: u64,
+    disallow: u64,
 }
 
 impl Nfa {
@@ -88,6 +92,7 @@ impl Nfa {
             rule: Vec::new(),
             starts: Vec::new(),
             rules: Vec::with_capacity(rules.len()),
+            prio: rules.iter().map(|r| u64::from(r.priority) * 4).collect(),
         };
         for r in rules {
             let mut toks: Vec<Tok> = Vec::with_capacity(r.toks.len());
@@ -136,7 +141,8 @@ impl Nfa {
                     return;
                 }
                 PTok::End => {
-                    let rule = &self.rules[self.rule[pos as usize] as usize];
+                    let r = self.rule[pos as usize] as usize;
+                    let rule = &self.rules[r];
                     if rule.anchored {
                         key.set.push(pos);
                     } else {
@@ -144,7 +150,7 @@ impl Nfa {
                             RuleKind::Allow => &mut key.allow,
                             RuleKind::Disallow => &mut key.disallow,
                         };
-                        *best = (*best).max(rule.priority);
+                        *best = (*best).max(self.prio[r]);
                     }
                     return;
                 }
@@ -153,10 +159,10 @@ impl Nfa {
     }
 
     /// Whether `pos` can still change the verdict.
-    fn alive(&self, pos: u32, allow: u32, disallow: u32) -> bool {
-        let rule = &self.rules[self.rule[pos as usize] as usize];
-        let p = rule.priority;
-        match rule.kind {
+    fn alive(&self, pos: u32, allow: u64, disallow: u64) -> bool {
+        let r = self.rule[pos as usize] as usize;
+        let p = self.prio[r];
+        match self.rules[r].kind {
             RuleKind::Allow => p > allow && p >= disallow,
             RuleKind::Disallow => p > disallow && p > allow,
         }
@@ -169,10 +175,42 @@ impl Nfa {
         let (a, d) = (key.allow, key.disallow);
         key.set.retain(|&p| self.alive(p, a, d));
         if key.set.is_empty() {
-            let disallow = u32::from(d > a);
+            let disallow = u64::from(d > a);
             return Key { set: Vec::new(), allow: 0, disallow };
         }
+        self.canonical(&mut key);
         key
+    }
+
+    /// Replaces the best scores by the smallest values with the same order
+    /// relative to each other and to every live rule's precedence: only
+    /// those comparisons decide the future, so states that differ only in
+    /// irrelevant score values become one.
+    fn canonical(&self, key: &mut Key) {
+        let (a, d) = (key.allow, key.disallow);
+        let (mut lo_a, mut lo_d) = (0, 0);
+        for &pos in &key.set {
+            let q = self.prio[self.rule[pos as usize] as usize];
+            if q <= a {
+                lo_a = lo_a.max(q);
+            }
+            if q <= d {
+                lo_d = lo_d.max(q);
+            }
+        }
+        // Values strictly inside a gap between precedences move to the
+        // gap's first slots (precedences are multiples of 4, so `lo + 1` and
+        // `lo + 2` stay inside the gap), keeping the order of `a` and `d`.
+        let gap =
+            |v: u64, lo: u64, rank: u64| if v == lo { v } else { lo + rank };
+        let same_gap = a != lo_a && d != lo_d && lo_a == lo_d;
+        let (ra, rd) = match (same_gap, a.cmp(&d)) {
+            (true, core::cmp::Ordering::Greater) => (2, 1),
+            (true, core::cmp::Ordering::Less) => (1, 2),
+            _ => (1, 1),
+        };
+        key.allow = gap(a, lo_a, ra);
+        key.disallow = gap(d, lo_d, rd);
     }
 
     /// Whether a path ending in this state is disallowed.
@@ -180,10 +218,10 @@ impl Nfa {
         let (mut a, mut d) = (key.allow, key.disallow);
         for &pos in &key.set {
             if self.tok[pos as usize] == PTok::End {
-                let rule = &self.rules[self.rule[pos as usize] as usize];
-                match rule.kind {
-                    RuleKind::Allow => a = a.max(rule.priority),
-                    RuleKind::Disallow => d = d.max(rule.priority),
+                let r = self.rule[pos as usize] as usize;
+                match self.rules[r].kind {
+                    RuleKind::Allow => a = a.max(self.prio[r]),
+                    RuleKind::Disallow => d = d.max(self.prio[r]),
                 }
             }
         }
@@ -219,6 +257,41 @@ fn byte_classes(nfa: &Nfa) -> ([u8; 256], Vec<u8>) {
     (classes, reps)
 }
 
+/// A fast non-cryptographic hasher (FxHash's multiply-rotate) for the
+/// subset-construction tables; keys are not attacker-chosen in a way that
+/// matters here (the work budget bounds the total effort anyway).
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut buf = [0u8; 8];
+            buf[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(buf));
+        }
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n)
+            .wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+
 /// Builds the verdict DFA of a group, or gives up past `budget`.
 pub(crate) fn build(
     rules: &[BuildRule],
@@ -231,7 +304,7 @@ pub(crate) fn build(
     let allow_sink = Key { set: Vec::new(), allow: 0, disallow: 0 };
     let disallow_sink = Key { set: Vec::new(), allow: 0, disallow: 1 };
     let mut keys: Vec<Key> = vec![allow_sink.clone(), disallow_sink.clone()];
-    let mut ids: HashMap<Key, u32> = HashMap::new();
+    let mut ids: FxMap<Key, u32> = FxMap::default();
     ids.insert(allow_sink, 0);
     ids.insert(disallow_sink, 1);
     let mut start = Key { set: Vec::new(), allow: 0, disallow: 0 };
@@ -250,7 +323,8 @@ pub(crate) fn build(
     let mut by_class: Vec<Vec<u32>> = vec![Vec::new(); stride];
     let mut next = 2;
     while next < keys.len() {
-        let key = keys[next].clone();
+        let key = core::mem::take(&mut keys[next].set);
+        let key = Key { set: key, ..keys[next] };
         work += key.set.len() as u64;
         // What every octet does: stars stay and re-close.
         let mut base = Key { set: Vec::new(), ..key.clone() };
@@ -281,6 +355,7 @@ pub(crate) fn build(
             by_class[c].clear();
             trans[row + c] = intern(&mut ids, &mut keys, nfa.finish(k));
         }
+        keys[next].set = key.set;
         if keys.len() > budget.max_states {
             return Err(OverBudget::States);
         }
@@ -293,7 +368,7 @@ pub(crate) fn build(
     Ok(Built { bytes: minimize(&trans, stride, &labels, start_id, &classes) })
 }
 
-fn intern(ids: &mut HashMap<Key, u32>, keys: &mut Vec<Key>, key: Key) -> u32 {
+fn intern(ids: &mut FxMap<Key, u32>, keys: &mut Vec<Key>, key: Key) -> u32 {
     if let Some(&id) = ids.get(&key) {
         return id;
     }
@@ -303,7 +378,8 @@ fn intern(ids: &mut HashMap<Key, u32>, keys: &mut Vec<Key>, key: Key) -> u32 {
     id
 }
 
-/// Moore's partition refinement, then renumbering into the wire layout.
+/// Hopcroft's partition refinement (`O(k n log n)`), then renumbering into
+/// the wire layout.
 fn minimize(
     trans: &[u32],
     stride: usize,
@@ -311,31 +387,9 @@ fn minimize(
     start: u32,
     classes: &[u8; 256],
 ) -> Vec<u8> {
+    let part = refine(trans, stride, labels);
+    let count = part.iter().max().map_or(0, |&m| m as usize + 1);
     let n = labels.len();
-    let mut part: Vec<u32> = labels.iter().map(|&l| u32::from(l)).collect();
-    let mut count = 2;
-    let mut sig: Vec<u32> = Vec::with_capacity(stride + 1);
-    loop {
-        let mut blocks: HashMap<Vec<u32>, u32> = HashMap::new();
-        let mut new_part = vec![0u32; n];
-        for s in 0..n {
-            sig.clear();
-            sig.push(part[s]);
-            sig.extend(
-                trans[s * stride..(s + 1) * stride]
-                    .iter()
-                    .map(|&t| part[t as usize]),
-            );
-            let len = blocks.len() as u32;
-            new_part[s] = *blocks.entry(sig.clone()).or_insert(len);
-        }
-        let done = blocks.len() == count;
-        count = blocks.len();
-        part = new_part;
-        if done {
-            break;
-        }
-    }
     // Wire order: allow sink, disallow sink, allow-labelled, disallow-labelled.
     let mut order: Vec<u32> = vec![u32::MAX; count];
     let mut rep: Vec<usize> = vec![usize::MAX; count];
@@ -380,4 +434,111 @@ fn minimize(
         }
     }
     out
+}
+
+/// Partitions states into blocks of equivalent states (same label, and same
+/// block after every byte class), returning each state's block.
+///
+/// Blocks are kept as contiguous ranges of `elems`; splitting a block moves
+/// the states that lead into the splitter to its front. Every popped
+/// splitter is used for all byte classes at once, and only the smaller half
+/// of a split block goes back on the worklist (unless the block was already
+/// on it), which gives the `log n` bound.
+fn refine(trans: &[u32], stride: usize, labels: &[bool]) -> Vec<u32> {
+    let n = labels.len();
+    // Inverse transitions per class, in CSR form: the states that move into
+    // `t` on class `c` are inv[off[c * n + t]..off[c * n + t + 1]].
+    let mut off = vec![0u32; stride * n + 1];
+    for s in 0..n {
+        for c in 0..stride {
+            let t = trans[s * stride + c] as usize;
+            off[c * n + t + 1] += 1;
+        }
+    }
+    for i in 0..stride * n {
+        off[i + 1] += off[i];
+    }
+    let mut fill = off.clone();
+    let mut inv = vec![0u32; n * stride];
+    for s in 0..n {
+        for c in 0..stride {
+            let t = trans[s * stride + c] as usize;
+            let slot = &mut fill[c * n + t];
+            inv[*slot as usize] = s as u32;
+            *slot += 1;
+        }
+    }
+
+    let mut elems: Vec<u32> = (0..n as u32).collect();
+    elems.sort_by_key(|&s| labels[s as usize]);
+    let mut pos = vec![0u32; n];
+    for (i, &s) in elems.iter().enumerate() {
+        pos[s as usize] = i as u32;
+    }
+    let first_disallow = labels.iter().filter(|&&l| !l).count() as u32;
+    let mut block_of: Vec<u32> =
+        labels.iter().map(|&l| u32::from(l)).collect();
+    let mut start: Vec<u32> = vec![0, first_disallow];
+    let mut end: Vec<u32> = vec![first_disallow, n as u32];
+    let mut marked: Vec<u32> = vec![0, 0];
+    let mut on_list: Vec<bool> = vec![true, true];
+    let mut worklist: Vec<u32> = vec![0, 1];
+    let mut splitter: Vec<u32> = Vec::new();
+    let mut touched: Vec<u32> = Vec::new();
+
+    while let Some(b) = worklist.pop() {
+        on_list[b as usize] = false;
+        splitter.clear();
+        splitter.extend_from_slice(
+            &elems[start[b as usize] as usize..end[b as usize] as usize],
+        );
+        for c in 0..stride {
+            for &t in &splitter {
+                let i = c * n + t as usize;
+                for &s in &inv[off[i] as usize..off[i + 1] as usize] {
+                    let y = block_of[s as usize] as usize;
+                    // Move `s` to the front (marked part) of its block.
+                    let front = start[y] + marked[y];
+                    let ps = pos[s as usize];
+                    let other = elems[front as usize];
+                    elems.swap(front as usize, ps as usize);
+                    pos[other as usize] = ps;
+                    pos[s as usize] = front;
+                    if marked[y] == 0 {
+                        touched.push(y as u32);
+                    }
+                    marked[y] += 1;
+                }
+            }
+            for y in touched.drain(..) {
+                let y = y as usize;
+                let m = marked[y];
+                marked[y] = 0;
+                if m == end[y] - start[y] {
+                    continue;
+                }
+                // Split: the marked front becomes a new block.
+                let nb = start.len() as u32;
+                start.push(start[y]);
+                end.push(start[y] + m);
+                marked.push(0);
+                start[y] += m;
+                for &s in &elems
+                    [start[nb as usize] as usize..end[nb as usize] as usize]
+                {
+                    block_of[s as usize] = nb;
+                }
+                let smaller_is_new = m <= end[y] - start[y];
+                if on_list[y] || smaller_is_new {
+                    on_list.push(true);
+                    worklist.push(nb);
+                } else {
+                    on_list.push(false);
+                    on_list[y] = true;
+                    worklist.push(y as u32);
+                }
+            }
+        }
+    }
+    block_of
 }

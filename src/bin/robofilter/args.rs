@@ -1,0 +1,227 @@
+//! Command-line arguments: one plain struct per subcommand.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use robofilter::Dialect;
+
+const EXIT_CODES: &str = "\
+Exit status:
+  0  success (invalid input lines in `filter` are reported, not errors)
+  2  error: unreadable or damaged file, unknown agent, write failure, or a
+     usage error
+
+Data goes to stdout, diagnostics and summaries to stderr as
+`robofilter: <message>`. A closed stdout pipe (`| head`) ends the run
+quietly with status 0.";
+
+const URL_LINES: &str = "\
+Input lines:
+  Lines are separated by `\\n`; a last line without `\\n` counts. One
+  trailing `\\r` is stripped. A line is NOT a URL (and is reported as
+  `invalid`) if it is then empty, contains an ASCII control octet or a
+  space, or does not start with `scheme://`, where scheme is
+  `[A-Za-z][A-Za-z0-9+.-]*`.
+
+Output:
+  --emit allowed (default) and --emit disallowed print the selected URLs,
+  one per line, as read (without the `\\r`). --emit all prints one line per
+  input line, in input order: `allow<TAB>URL`, `disallow<TAB>URL`, or
+  `invalid<TAB>LINE`.
+
+Empty and invalid lines are counted and reported on stderr (with the first
+few line numbers), followed by the summary:
+  robofilter: N lines: A allowed, D disallowed, I invalid (E empty) in T s
+  (X M lines/s)
+
+Input files are memory-mapped: do not modify them while robofilter runs.";
+
+/// Compile robots.txt into verdict automata and filter URL lists.
+#[derive(Debug, Parser)]
+#[command(
+    name = "robofilter",
+    version,
+    propagate_version = true,
+    after_help = EXIT_CODES
+)]
+pub struct Cli {
+    /// The subcommand.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Decide URLs against a robots.txt.
+    ///
+    /// Prints `allow<TAB>URL` or `disallow<TAB>URL`, one line per URL, in
+    /// the order given. The robots.txt is compiled in memory for the agent.
+    #[command(after_help = EXIT_CODES)]
+    Check(CheckArgs),
+    /// Compile a robots.txt into a rules file.
+    ///
+    /// The file is written under a temporary name in the output's directory
+    /// and renamed into place. A one-line summary goes to stderr.
+    #[command(after_help = EXIT_CODES)]
+    Compile(CompileArgs),
+    /// Filter URL lists (one URL per line) with a rules file.
+    ///
+    /// Input files are split into newline-aligned chunks decided in
+    /// parallel; the output keeps the input order.
+    #[command(after_help = format!("{URL_LINES}\n\n{EXIT_CODES}"))]
+    Filter(FilterArgs),
+    /// Show the verdict for URLs and the rule that decided it.
+    ///
+    /// Prints `VERDICT<TAB>URL<TAB>REASON<TAB>GROUP` per URL, in order.
+    /// REASON is `line N: Allow: VALUE` or `line N: Disallow: VALUE` (with
+    /// ` (allows DIR by the index.html rule)` when google's index.html rule
+    /// applied), `no matching rule`, `no group for this agent`, or
+    /// `/robots.txt is always allowed (RFC 9309)`. GROUP says whose rules
+    /// applied: `own group` (groups naming the agent), `* group` or
+    /// `no group`.
+    #[command(after_help = EXIT_CODES)]
+    Explain(ExplainArgs),
+    /// Describe a robots.txt or a rules file.
+    ///
+    /// Prints one fact per line: dialect, parse limit, groups (engine, rule
+    /// count, DFA states and byte classes, size, budget notes), agents and
+    /// their groups (with the `*` fallback), sitemaps, crawl-delays and the
+    /// parser's diagnostics, with line numbers. A robots.txt is compiled
+    /// in memory for all agents.
+    #[command(after_help = EXIT_CODES)]
+    Inspect(InspectArgs),
+}
+
+/// A dialect name on the command line.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum DialectArg {
+    /// google/robotstxt's verdicts exactly.
+    Google,
+    /// RFC 9309 as written (the default).
+    Rfc9309,
+}
+
+impl From<DialectArg> for Dialect {
+    fn from(d: DialectArg) -> Dialect {
+        match d {
+            DialectArg::Google => Dialect::Google,
+            DialectArg::Rfc9309 => Dialect::Rfc9309,
+        }
+    }
+}
+
+/// `robofilter check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The dialect [default: rfc9309].
+    #[arg(long, value_enum)]
+    pub dialect: Option<DialectArg>,
+    /// The crawler's product token (e.g. `Googlebot`).
+    #[arg(long, value_name = "NAME")]
+    pub agent: String,
+    /// The robots.txt (`-`: stdin).
+    #[arg(value_name = "ROBOTS_TXT")]
+    pub robots: PathBuf,
+    /// The URLs to decide.
+    #[arg(value_name = "URL", required = true)]
+    pub urls: Vec<OsString>,
+}
+
+/// `robofilter compile`.
+#[derive(Debug, Args)]
+pub struct CompileArgs {
+    /// The dialect [default: rfc9309].
+    #[arg(long, value_enum)]
+    pub dialect: Option<DialectArg>,
+    /// Compile only this agent (repeatable). Without it, every agent the
+    /// file names is compiled, plus the `*` fallback for all others.
+    #[arg(long, value_name = "NAME")]
+    pub agent: Vec<String>,
+    /// rfc9309 only: parse at most this many octets [default and minimum:
+    /// 512000 (500 KiB); smaller values are raised to it].
+    #[arg(long, value_name = "BYTES")]
+    pub parse_limit: Option<usize>,
+    /// The most DFA states one group may take before it falls back to the
+    /// slower direct matcher (same verdicts) [default: 50000].
+    #[arg(long, value_name = "N")]
+    pub dfa_state_limit: Option<usize>,
+    /// The robots.txt (`-`: stdin).
+    #[arg(value_name = "ROBOTS_TXT")]
+    pub robots: PathBuf,
+    /// The rules file to write (replaced atomically).
+    #[arg(short, long, value_name = "RULES")]
+    pub output: PathBuf,
+}
+
+/// What `filter` prints.
+#[derive(Clone, Copy, Debug, Default, Eq, PartialEq, ValueEnum)]
+pub enum Emit {
+    /// The allowed URLs.
+    #[default]
+    Allowed,
+    /// The disallowed URLs.
+    Disallowed,
+    /// Every input line with its verdict (or `invalid`).
+    All,
+}
+
+/// `robofilter filter`.
+#[derive(Debug, Args)]
+pub struct FilterArgs {
+    /// The rules file (from `robofilter compile`).
+    #[arg(value_name = "RULES")]
+    pub rules: PathBuf,
+    /// The crawler's product token (e.g. `Googlebot`).
+    #[arg(long, value_name = "NAME")]
+    pub agent: String,
+    /// What to print.
+    #[arg(long, value_enum, default_value_t = Emit::Allowed)]
+    pub emit: Emit,
+    /// Write to this file (replaced atomically) instead of stdout.
+    #[arg(short, long, value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// Worker threads [default: all cores].
+    #[arg(
+        short = 'j',
+        long = "threads",
+        value_name = "THREADS",
+        value_parser = clap::value_parser!(u16).range(1..)
+    )]
+    pub threads: Option<u16>,
+    /// URL lists, one URL per line (`-` or none: stdin).
+    #[arg(value_name = "FILE")]
+    pub inputs: Vec<PathBuf>,
+}
+
+/// `robofilter explain`.
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// A rules file or a robots.txt (`-`: stdin), told apart by the rules
+    /// file's magic bytes.
+    #[arg(value_name = "RULES|ROBOTS_TXT")]
+    pub file: PathBuf,
+    /// The crawler's product token (e.g. `Googlebot`).
+    #[arg(long, value_name = "NAME")]
+    pub agent: String,
+    /// The dialect for a robots.txt [default: rfc9309]; a rules file
+    /// keeps the dialect it was compiled with.
+    #[arg(long, value_enum)]
+    pub dialect: Option<DialectArg>,
+    /// The URLs to explain.
+    #[arg(value_name = "URL", required = true)]
+    pub urls: Vec<OsString>,
+}
+
+/// `robofilter inspect`.
+#[derive(Debug, Args)]
+pub struct InspectArgs {
+    /// A robots.txt or a rules file (`-`: stdin).
+    #[arg(value_name = "ROBOTS_TXT|RULES")]
+    pub file: PathBuf,
+    /// The dialect for a robots.txt [default: rfc9309]; a rules file
+    /// keeps the dialect it was compiled with.
+    #[arg(long, value_enum)]
+    pub dialect: Option<DialectArg>,
+}
