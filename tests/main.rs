@@ -1,8 +1,19 @@
 //! The single integration test binary (see STYLE: `autotests = false`).
+//!
+//! Modules that need the compiler are gated on the `compile` feature; the
+//! rest (golden files) also run with `--no-default-features`, which is how
+//! a crawler worker uses the crate.
 
 mod util;
 
+#[cfg(feature = "cli")]
+mod cli;
 #[cfg(feature = "compile")]
 mod conformance;
 #[cfg(feature = "compile")]
+mod differential;
+mod golden;
+#[cfg(feature = "compile")]
 mod oracle;
+#[cfg(feature = "compile")]
+mod rfc9309;

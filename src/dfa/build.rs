@@ -414,23 +414,58 @@ fn minimize(
         .map(|b| order[b])
         .min()
         .unwrap_or(count as u32);
-    let stride32 = stride as u32;
-    let mut out = Vec::with_capacity(super::HEADER_LEN + count * stride * 4);
-    out.extend_from_slice(&stride32.to_le_bytes());
-    out.extend_from_slice(&(count as u32).to_le_bytes());
-    out.extend_from_slice(
-        &(order[part[start as usize] as usize] * stride32).to_le_bytes(),
-    );
-    out.extend_from_slice(&(disallow_from * stride32).to_le_bytes());
-    out.extend_from_slice(classes);
     let mut by_order: Vec<usize> = vec![0; count];
     for b in 0..count {
         by_order[order[b] as usize] = rep[b];
     }
-    for &s in &by_order {
-        for &t in &trans[s * stride..(s + 1) * stride] {
-            let id = order[part[t as usize] as usize] * stride32;
-            out.extend_from_slice(&id.to_le_bytes());
+    // The minimal table, state-major, targets as wire state numbers.
+    let table: Vec<u32> = by_order
+        .iter()
+        .flat_map(|&s| &trans[s * stride..(s + 1) * stride])
+        .map(|&t| order[part[t as usize] as usize])
+        .collect();
+    // Byte classes whose columns became identical are merged.
+    let mut columns: HashMap<Vec<u32>, u8> = HashMap::new();
+    let mut class_map = vec![0u8; stride];
+    let mut kept: Vec<usize> = Vec::new();
+    for (c, slot) in class_map.iter_mut().enumerate() {
+        let column: Vec<u32> =
+            (0..count).map(|s| table[s * stride + c]).collect();
+        let next_id = columns.len() as u8;
+        *slot = *columns.entry(column).or_insert_with(|| {
+            kept.push(c);
+            next_id
+        });
+    }
+    let new_stride = kept.len() as u32;
+    let classes: Vec<u8> =
+        classes.iter().map(|&c| class_map[usize::from(c)]).collect();
+    let narrow = count as u64 * u64::from(new_stride) <= 1 << 16;
+    let width: u32 = if narrow { 2 } else { 4 };
+
+    let cells = count * kept.len();
+    let mut out = Vec::with_capacity(super::HEADER_LEN + cells * 4);
+    for field in [
+        new_stride,
+        count as u32,
+        order[part[start as usize] as usize] * new_stride,
+        disallow_from * new_stride,
+        width,
+        0,
+        0,
+        0,
+    ] {
+        out.extend_from_slice(&field.to_le_bytes());
+    }
+    out.extend_from_slice(&classes);
+    for s in 0..count {
+        for &c in &kept {
+            let id = table[s * stride + c] * new_stride;
+            if narrow {
+                out.extend_from_slice(&(id as u16).to_le_bytes());
+            } else {
+                out.extend_from_slice(&id.to_le_bytes());
+            }
         }
     }
     out

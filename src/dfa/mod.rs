@@ -17,14 +17,21 @@
 //! | 4 | 4 | `state_len`: number of states (>= 2) |
 //! | 8 | 4 | `start`: start state id |
 //! | 12 | 4 | `disallow_from`: first id of the disallow-labelled states |
-//! | 16 | 256 | byte -> class map |
-//! | 272 | 4 x `state_len` x `stride` | transitions |
+//! | 16 | 4 | `width`: octets per state id, 2 or 4 |
+//! | 20 | 12 | reserved, zero |
+//! | 32 | 256 | byte -> class map |
+//! | 288 | `width` x `state_len` x `stride` | transitions |
 //!
 //! State ids are premultiplied by `stride` (the id of state `i` is
 //! `i * stride`), so a transition is `table[id + class]`. State 0 is the allow
 //! sink and state 1 (id `stride`) the disallow sink; states `2..` are ordered
 //! allow-labelled first, so the verdict at the end of the path is "disallow"
 //! exactly when `id == stride || id >= disallow_from`.
+//!
+//! Ids are 2 octets wide whenever `state_len * stride <= 65536` (almost
+//! every real group), which halves the table and its cache footprint.
+//! Byte classes are merged after minimisation wherever two classes lead to
+//! the same state everywhere.
 
 #[cfg(feature = "compile")]
 pub(crate) mod build;
@@ -32,16 +39,42 @@ pub(crate) mod build;
 use crate::error::LoadError;
 use crate::{Dialect, MatchPath, Verdict, normalize};
 
-pub(crate) const HEADER_LEN: usize = 16 + 256;
+pub(crate) const HEADER_LEN: usize = 32 + 256;
 
 /// A verdict DFA borrowed from a rules file.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Dfa<'a> {
     classes: &'a [u8; 256],
-    table: &'a [u32],
+    table: Table<'a>,
     stride: u32,
     start: u32,
     disallow_from: u32,
+}
+
+/// The transition table, at the width it was stored with.
+#[derive(Clone, Copy, Debug)]
+enum Table<'a> {
+    U16(&'a [u16]),
+    U32(&'a [u32]),
+}
+
+/// A stored state id.
+trait StateId: Copy {
+    fn get(self) -> u32;
+}
+
+impl StateId for u16 {
+    #[inline(always)]
+    fn get(self) -> u32 {
+        u32::from(self)
+    }
+}
+
+impl StateId for u32 {
+    #[inline(always)]
+    fn get(self) -> u32 {
+        self
+    }
 }
 
 fn le_u32(b: &[u8], at: usize) -> u32 {
@@ -61,12 +94,16 @@ impl<'a> Dfa<'a> {
         let state_len = le_u32(bytes, 4);
         let start = le_u32(bytes, 8);
         let disallow_from = le_u32(bytes, 12);
+        let width = le_u32(bytes, 16);
         if !(1..=256).contains(&stride) || state_len < 2 {
             return bad("verdict DFA has an invalid stride or state count");
         }
+        if width != 2 && width != 4 {
+            return bad("verdict DFA has an invalid state id width");
+        }
         let cells = u64::from(stride) * u64::from(state_len);
         let Some(end) = cells
-            .checked_mul(4)
+            .checked_mul(u64::from(width))
             .and_then(|n| usize::try_from(n).ok()?.checked_add(HEADER_LEN))
         else {
             return bad("verdict DFA table size overflows");
@@ -75,14 +112,10 @@ impl<'a> Dfa<'a> {
             return bad("verdict DFA table length does not match its header");
         }
         let classes: &[u8; 256] =
-            bytes[16..HEADER_LEN].try_into().expect("256 bytes");
+            bytes[32..HEADER_LEN].try_into().expect("256 bytes");
         if classes.iter().any(|&c| u32::from(c) >= stride) {
             return bad("verdict DFA byte class out of range");
         }
-        let table: &[u32] = bytemuck::try_cast_slice(&bytes[HEADER_LEN..])
-            .map_err(|_| {
-                LoadError::engine("verdict DFA table is not 4-byte aligned")
-            })?;
         let limit = cells as u32;
         let valid = |id: u32| id % stride == 0 && id < limit;
         if !valid(start)
@@ -91,18 +124,34 @@ impl<'a> Dfa<'a> {
         {
             return bad("verdict DFA start or label boundary out of range");
         }
-        if !table.iter().all(|&id| valid(u32::from_le(id))) {
-            return bad("verdict DFA transition out of range");
-        }
-        if cfg!(target_endian = "big") {
-            return Err(LoadError::big_endian());
-        }
+        let raw = &bytes[HEADER_LEN..];
+        let unaligned =
+            |_| LoadError::engine("verdict DFA table is misaligned");
+        let table = if width == 2 {
+            let t: &[u16] =
+                bytemuck::try_cast_slice(raw).map_err(unaligned)?;
+            if !t.iter().all(|&id| valid(u32::from(id))) {
+                return bad("verdict DFA transition out of range");
+            }
+            Table::U16(t)
+        } else {
+            let t: &[u32] =
+                bytemuck::try_cast_slice(raw).map_err(unaligned)?;
+            if !t.iter().all(|&id| valid(id)) {
+                return bad("verdict DFA transition out of range");
+            }
+            Table::U32(t)
+        };
         Ok(Dfa { classes, table, stride, start, disallow_from })
     }
 
     /// The number of states.
     pub(crate) fn state_len(&self) -> usize {
-        self.table.len() / self.stride as usize
+        let cells = match self.table {
+            Table::U16(t) => t.len(),
+            Table::U32(t) => t.len(),
+        };
+        cells / self.stride as usize
     }
 
     /// The number of byte classes.
@@ -117,13 +166,26 @@ impl<'a> Dfa<'a> {
         path: MatchPath<'_>,
         dialect: Dialect,
     ) -> Verdict {
-        let table = self.table;
+        match self.table {
+            Table::U16(t) => self.walk(t, path, dialect),
+            Table::U32(t) => self.walk(t, path, dialect),
+        }
+    }
+
+    #[inline(always)]
+    fn walk<T: StateId>(
+        &self,
+        table: &[T],
+        path: MatchPath<'_>,
+        dialect: Dialect,
+    ) -> Verdict {
         let classes = self.classes;
         let sinks_end = 2 * self.stride;
         let mut s = self.start;
         if s >= sinks_end {
             let mut step = |b: u8| {
-                s = table[(s + u32::from(classes[usize::from(b)])) as usize];
+                let class = u32::from(classes[usize::from(b)]);
+                s = table[(s + class) as usize].get();
                 s >= sinks_end
             };
             let go = !path.has_lead_slash() || step(b'/');
