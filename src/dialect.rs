@@ -38,6 +38,7 @@ impl Dialect {
         }
     }
 
+    #[cfg(feature = "compile")]
     pub(crate) fn to_byte(self) -> u8 {
         match self {
             Dialect::Google => 0,

@@ -103,6 +103,7 @@ pub(crate) fn rfc9309(bytes: &[u8], mut emit: impl FnMut(u8) -> bool) -> bool {
     true
 }
 
+#[cfg(feature = "compile")]
 /// The google dialect's pattern normalisation: upper-case the hex of valid
 /// escapes and escape octets >= 0x80. Nothing else changes.
 pub(crate) fn google_pattern(bytes: &[u8]) -> Vec<u8> {
@@ -135,6 +136,7 @@ pub(crate) fn google_pattern(bytes: &[u8]) -> Vec<u8> {
     out
 }
 
+#[cfg(feature = "compile")]
 /// Normalises an Allow/Disallow value for `dialect`.
 pub(crate) fn pattern(bytes: &[u8], dialect: crate::Dialect) -> Vec<u8> {
     match dialect {
@@ -154,10 +156,12 @@ pub(crate) fn pattern(bytes: &[u8], dialect: crate::Dialect) -> Vec<u8> {
 mod tests {
     use super::*;
 
+    #[cfg(feature = "compile")]
     fn rfc(s: &[u8]) -> Vec<u8> {
         pattern(s, crate::Dialect::Rfc9309)
     }
 
+    #[cfg(feature = "compile")]
     #[test]
     fn google_patterns() {
         let g = google_pattern;
@@ -170,6 +174,7 @@ mod tests {
         assert_eq!(g(b"%41"), b"%41");
     }
 
+    #[cfg(feature = "compile")]
     #[test]
     fn rfc9309_both_sides() {
         assert_eq!(rfc(b"/foo/bar/%62%61%7A"), b"/foo/bar/baz");

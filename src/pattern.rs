@@ -50,6 +50,7 @@ fn tok_at(pattern: &[u8], i: usize, dialect: Dialect) -> (Option<Tok>, usize) {
     }
 }
 
+#[cfg(feature = "compile")]
 /// Splits a normalised pattern into tokens and an end-anchor flag.
 pub(crate) fn tokens(pattern: &[u8], dialect: Dialect) -> (Vec<Tok>, bool) {
     let mut toks = Vec::with_capacity(pattern.len());

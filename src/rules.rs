@@ -20,6 +20,7 @@ pub(crate) const ENGINE_DFA: u32 = 1;
 pub(crate) const ENGINE_DIRECT: u32 = 2;
 pub(crate) const ENGINE_ALLOW_ALL: u32 = 3;
 
+#[cfg(feature = "compile")]
 /// Why a group uses the direct engine.
 pub(crate) const NOTE_NONE: u32 = 0;
 pub(crate) const NOTE_STATES: u32 = 1;
