@@ -13,8 +13,8 @@ use crate::error::BuildError;
 use crate::parse::{RobotsTxt, Rule, Selection, Source};
 use crate::pattern::{self, Tok};
 use crate::rules::{
-    ENGINE_ALLOW_ALL, ENGINE_DFA, ENGINE_DIRECT, FORMAT_VERSION, NOTE_NONE,
-    NOTE_STATES, NOTE_WORK,
+    ENGINE_ALLOW_ALL, ENGINE_DFA, ENGINE_DIRECT, ENGINE_SPLIT, FORMAT_VERSION,
+    NOTE_NONE, NOTE_STATES, NOTE_WORK,
 };
 use crate::wire::{self, push_rec};
 use crate::{Dialect, RuleKind, parse};
@@ -181,6 +181,56 @@ impl Compiler {
         w.robots(robots)?;
         w.finish()
     }
+}
+
+/// The most score DFAs a split group may have; past it, the direct matcher
+/// is as fast and far smaller.
+const MAX_PARTS: usize = 32;
+
+/// Builds score DFAs for `rules`, halving parts that exceed `budget`.
+/// Returns `false` if there would be more than [`MAX_PARTS`] parts.
+fn split(
+    rules: &[BuildRule],
+    budget: Budget,
+    parts: &mut Vec<Vec<u8>>,
+) -> bool {
+    if parts.len() >= MAX_PARTS {
+        return false;
+    }
+    // One rule's automaton is linear in its length (each `*` segment is a
+    // KMP-like chain), so a single rule is always built.
+    let budget = if rules.len() == 1 {
+        Budget { max_states: usize::MAX, max_work: u64::MAX }
+    } else {
+        budget
+    };
+    match build::build_scores(rules, budget) {
+        Ok(built) => {
+            parts.push(built.bytes);
+            true
+        }
+        Err(_) => {
+            let (a, b) = rules.split_at(rules.len() / 2);
+            split(a, budget, parts) && split(b, budget, parts)
+        }
+    }
+}
+
+/// The split engine's bytes: `count`, 0, then (offset, length) per part,
+/// then the parts at 8-aligned offsets.
+fn split_blob(parts: &[Vec<u8>]) -> Vec<u8> {
+    let mut out = Vec::new();
+    push_rec(&mut out, &[parts.len() as u32, 0]);
+    let mut off = (8 + parts.len() * 8).next_multiple_of(8);
+    for p in parts {
+        push_rec(&mut out, &[off as u32, p.len() as u32]);
+        off = (off + p.len()).next_multiple_of(8);
+    }
+    for p in parts {
+        out.resize(out.len().next_multiple_of(8), 0);
+        out.extend_from_slice(p);
+    }
+    out
 }
 
 /// Accumulates the sections of a rules file.
@@ -408,12 +458,23 @@ impl Writer {
             max_states: self.config.max_states,
             max_work: self.config.max_work,
         };
-        match build::build(&build_rules, budget) {
-            Ok(built) => (ENGINE_DFA, NOTE_NONE, built.bytes),
-            Err(OverBudget::States) => {
-                (ENGINE_DIRECT, NOTE_STATES, Vec::new())
-            }
-            Err(OverBudget::Work) => (ENGINE_DIRECT, NOTE_WORK, Vec::new()),
+        let over = match build::build(&build_rules, budget) {
+            Ok(built) => return (ENGINE_DFA, NOTE_NONE, built.bytes),
+            Err(OverBudget::States) => NOTE_STATES,
+            Err(OverBudget::Work) => NOTE_WORK,
+        };
+        // Too large for one automaton: split the rules into parts whose
+        // score DFAs fit, literal rules first (they make small tries, so the
+        // wildcard rules that cause the blow-up end up apart from them).
+        build_rules.sort_by_key(|r| {
+            r.toks.iter().filter(|&&t| t == Tok::Star).count()
+        });
+        let part_budget = Budget { max_work: budget.max_work / 8, ..budget };
+        let mut parts = Vec::new();
+        if split(&build_rules, part_budget, &mut parts) {
+            (ENGINE_SPLIT, over, split_blob(&parts))
+        } else {
+            (ENGINE_DIRECT, over, Vec::new())
         }
     }
 
@@ -460,5 +521,55 @@ impl Writer {
         out[wire::CHECKSUM_AT..wire::CHECKSUM_AT + 4]
             .copy_from_slice(&crc.to_le_bytes());
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{AlignedBytes, EngineKind, Rules};
+
+    /// A group whose DFA exceeds a tiny state budget is split into score
+    /// DFAs and still gives the verdicts of the unsplit group.
+    #[test]
+    fn over_budget_groups_split_with_same_verdicts() {
+        let robots = b"user-agent: *\ndisallow: /*a*b\nallow: /*b*a\n\
+                       disallow: /x*y$\nallow: /x\ndisallow: /ab*ba*\n";
+        let full = Compiler::new().compile(robots).unwrap();
+        let split = Compiler::with_config(Config::new().dfa_state_limit(12))
+            .compile(robots)
+            .unwrap();
+        let (full, split) =
+            (AlignedBytes::from(&full[..]), AlignedBytes::from(&split[..]));
+        let full = Rules::from_bytes(full.as_bytes()).unwrap();
+        let split = Rules::from_bytes(split.as_bytes()).unwrap();
+        let engines: Vec<_> = split.groups().map(|g| g.engine()).collect();
+        assert_eq!(engines, [EngineKind::SplitDfa]);
+        assert!(split.groups().next().unwrap().part_len() > 1);
+        let (f, s) =
+            (full.matcher("bot").unwrap(), split.matcher("bot").unwrap());
+        let alphabet = [b'a', b'b', b'x', b'y', b'/'];
+        // Every path over the alphabet up to length 6.
+        let mut paths: Vec<Vec<u8>> = vec![b"/".to_vec()];
+        for _ in 0..5 {
+            let longer: Vec<Vec<u8>> = paths
+                .iter()
+                .filter(|p| p.len() == paths.last().unwrap().len())
+                .flat_map(|p| {
+                    alphabet.iter().map(move |&b| [&p[..], &[b]].concat())
+                })
+                .collect();
+            paths.extend(longer);
+        }
+        for p in &paths {
+            let url = [b"http://h", &p[..]].concat();
+            assert_eq!(
+                f.decide(&url),
+                s.decide(&url),
+                "{:?}",
+                String::from_utf8_lossy(&url)
+            );
+            assert_eq!(f.decide(&url), f.explain(&url).verdict());
+        }
     }
 }

@@ -19,6 +19,7 @@ pub const FORMAT_VERSION: u32 = 1;
 pub(crate) const ENGINE_DFA: u32 = 1;
 pub(crate) const ENGINE_DIRECT: u32 = 2;
 pub(crate) const ENGINE_ALLOW_ALL: u32 = 3;
+pub(crate) const ENGINE_SPLIT: u32 = 4;
 
 #[cfg(feature = "compile")]
 /// Why a group uses the direct engine.
@@ -126,6 +127,10 @@ pub enum EngineKind {
     Direct,
     /// The group has no Disallow rule that could match: always allow.
     AllowAll,
+    /// Several score DFAs whose best Allow/Disallow precedences are
+    /// combined: used when one verdict DFA for the whole group exceeded its
+    /// construction budget. One table walk per part.
+    SplitDfa,
 }
 
 impl EngineKind {
@@ -135,21 +140,23 @@ impl EngineKind {
             EngineKind::VerdictDfa => "dfa",
             EngineKind::Direct => "direct",
             EngineKind::AllowAll => "allow-all",
+            EngineKind::SplitDfa => "split-dfa",
         }
     }
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 enum Engine<'a> {
     Dfa(Dfa<'a>),
+    Split(Vec<Dfa<'a>>),
     Direct,
     AllowAll,
 }
 
 /// The decision procedure for one agent, ready to decide URLs.
 ///
-/// Cheap to copy; holds borrowed tables only.
-#[derive(Clone, Copy, Debug)]
+/// Cheap to clone; holds borrowed tables only.
+#[derive(Clone, Debug)]
 pub struct Matcher<'r, 'a> {
     rules: &'r Rules<'a>,
     group: u32,
@@ -238,6 +245,7 @@ pub struct GroupInfo {
     size: usize,
     state_len: usize,
     class_len: usize,
+    parts: usize,
     over_budget: Option<&'static str>,
 }
 
@@ -258,11 +266,16 @@ impl GroupInfo {
     pub fn size(&self) -> usize {
         self.size
     }
-    /// DFA states (0 for other engines).
+    /// The number of automata: 1 for a verdict DFA, the number of parts
+    /// for a split DFA, 0 otherwise.
+    pub fn part_len(&self) -> usize {
+        self.parts
+    }
+    /// DFA states, summed over parts (0 for other engines).
     pub fn state_len(&self) -> usize {
         self.state_len
     }
-    /// DFA byte classes (0 for other engines).
+    /// DFA byte classes, the most of any part (0 for other engines).
     pub fn class_len(&self) -> usize {
         self.class_len
     }
@@ -522,24 +535,63 @@ impl<'a> Rules<'a> {
         Ok(())
     }
 
-    fn engine(&self, g: usize) -> Result<Engine<'a>, LoadError> {
+    fn engine_bytes(&self, g: usize) -> Result<&'a [u8], LoadError> {
         let t = &self.groups;
-        match t.get(g, 0) {
+        let off = u64::from(t.get(g, 4)) | u64::from(t.get(g, 5)) << 32;
+        let len = u64::from(t.get(g, 6)) | u64::from(t.get(g, 7)) << 32;
+        let end =
+            off.checked_add(len).filter(|&e| e <= self.engines.len() as u64);
+        if end.is_none() || off % 8 != 0 {
+            return Err(LoadError::structure("engine bytes out of bounds"));
+        }
+        Ok(&self.engines[off as usize..(off + len) as usize])
+    }
+
+    fn engine(&self, g: usize) -> Result<Engine<'a>, LoadError> {
+        match self.groups.get(g, 0) {
             ENGINE_DFA => {
-                let off =
-                    u64::from(t.get(g, 4)) | u64::from(t.get(g, 5)) << 32;
-                let len =
-                    u64::from(t.get(g, 6)) | u64::from(t.get(g, 7)) << 32;
-                let end = off
-                    .checked_add(len)
-                    .filter(|&e| e <= self.engines.len() as u64);
-                if end.is_none() || off % 8 != 0 {
+                let dfa = Dfa::from_bytes(self.engine_bytes(g)?)?;
+                if dfa.is_scores() {
                     return Err(LoadError::structure(
-                        "engine bytes out of bounds",
+                        "group DFA is a score DFA",
                     ));
                 }
-                let bytes = &self.engines[off as usize..(off + len) as usize];
-                Ok(Engine::Dfa(Dfa::from_bytes(bytes)?))
+                Ok(Engine::Dfa(dfa))
+            }
+            ENGINE_SPLIT => {
+                // [count u32, 0 u32, (offset u32, length u32) x count], then
+                // the parts at 8-aligned offsets from the blob's start.
+                let blob = self.engine_bytes(g)?;
+                let bad = || {
+                    LoadError::structure("split engine index out of bounds")
+                };
+                if blob.len() < 8 {
+                    return Err(bad());
+                }
+                let count = wire::u32_at(blob, 0) as usize;
+                let index_end =
+                    count.checked_mul(8).and_then(|n| n.checked_add(8));
+                if index_end.is_none_or(|e| e > blob.len()) || count == 0 {
+                    return Err(bad());
+                }
+                let mut parts = Vec::with_capacity(count);
+                for i in 0..count {
+                    let off = wire::u32_at(blob, 8 + i * 8) as usize;
+                    let len = wire::u32_at(blob, 12 + i * 8) as usize;
+                    if off % 8 != 0
+                        || off.checked_add(len).is_none_or(|e| e > blob.len())
+                    {
+                        return Err(bad());
+                    }
+                    let dfa = Dfa::from_bytes(&blob[off..off + len])?;
+                    if !dfa.is_scores() {
+                        return Err(LoadError::structure(
+                            "split part is not a score DFA",
+                        ));
+                    }
+                    parts.push(dfa);
+                }
+                Ok(Engine::Split(parts))
             }
             ENGINE_DIRECT => Ok(Engine::Direct),
             ENGINE_ALLOW_ALL => Ok(Engine::AllowAll),
@@ -662,17 +714,20 @@ impl<'a> Rules<'a> {
         (0..self.groups.len()).map(move |g| {
             let t = &self.groups;
             let engine = self.engine(g).expect("validated");
-            let (kind, state_len, class_len) = match engine {
+            let (kind, state_len, class_len, parts) = match &engine {
                 Engine::Dfa(d) => {
-                    (EngineKind::VerdictDfa, d.state_len(), d.stride())
+                    (EngineKind::VerdictDfa, d.state_len(), d.stride(), 1)
                 }
-                Engine::Direct => (EngineKind::Direct, 0, 0),
-                Engine::AllowAll => (EngineKind::AllowAll, 0, 0),
+                Engine::Split(p) => (
+                    EngineKind::SplitDfa,
+                    p.iter().map(Dfa::state_len).sum(),
+                    p.iter().map(Dfa::stride).max().unwrap_or(0),
+                    p.len(),
+                ),
+                Engine::Direct => (EngineKind::Direct, 0, 0, 0),
+                Engine::AllowAll => (EngineKind::AllowAll, 0, 0, 0),
             };
-            let size = match engine {
-                Engine::Dfa(_) => t.get(g, 6) as usize,
-                _ => 0,
-            };
+            let size = t.get(g, 6) as usize;
             let over_budget = match t.get(g, 3) {
                 NOTE_STATES => Some("state budget"),
                 NOTE_WORK => Some("work budget"),
@@ -685,6 +740,7 @@ impl<'a> Rules<'a> {
                 size,
                 state_len,
                 class_len,
+                parts,
                 over_budget,
             }
         })
@@ -765,8 +821,22 @@ impl<'r, 'a> Matcher<'r, 'a> {
     /// Decides an already extracted path.
     #[inline]
     pub fn decide_path(&self, path: MatchPath<'_>) -> Verdict {
-        match self.engine {
-            Engine::Dfa(dfa) => dfa.decide(path, self.rules.dialect),
+        let dialect = self.rules.dialect;
+        match &self.engine {
+            Engine::Dfa(dfa) => dfa.decide(path, dialect),
+            Engine::Split(parts) => {
+                let (mut allow, mut disallow) = (0, 0);
+                for part in parts {
+                    let (a, d) = part.scores(path, dialect);
+                    allow = allow.max(a);
+                    disallow = disallow.max(d);
+                }
+                if disallow > allow {
+                    Verdict::Disallow
+                } else {
+                    Verdict::Allow
+                }
+            }
             Engine::AllowAll => Verdict::Allow,
             Engine::Direct => self.direct(path).0,
         }

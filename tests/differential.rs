@@ -361,21 +361,28 @@ fn reproduction(
 /// comparisons, or panics with a minimised reproduction.
 fn run_against_oracle(seed: u64, files: u64) -> u64 {
     let mut rng = Rng::new(seed);
-    let (mut compared, mut direct_groups) = (0, 0);
+    let (mut compared, mut split_groups) = (0, 0);
     for case in 0..files {
         let robots = random_robots(&mut rng);
         let urls: Vec<Vec<u8>> =
             (0..URLS_PER_FILE).map(|_| random_url(&mut rng)).collect();
-        // Every fourth file also exercises the direct-matcher fallback.
-        let state_limit = (case % 4 == 3).then_some(3);
+        // Small state budgets exercise the split engine (score DFAs
+        // combined by precedence). The direct matcher is compared on every
+        // URL anyway: it is what `explain` runs.
+        let state_limit = match case % 8 {
+            3 => Some(3),
+            5 => Some(12),
+            7 => Some(40),
+            _ => None,
+        };
         for dialect in [Dialect::Google, Dialect::Rfc9309] {
             let aligned = compile_with(&robots, dialect, state_limit);
             let rules = Rules::from_bytes(aligned.as_bytes())
                 .unwrap_or_else(|e| panic!("case {case}: load: {e}"));
             assert_eq!(rules.dialect(), dialect);
-            direct_groups += rules
+            split_groups += rules
                 .groups()
-                .filter(|g| g.engine() == EngineKind::Direct)
+                .filter(|g| g.engine() == EngineKind::SplitDfa)
                 .count();
             for agent in AGENTS {
                 for url in &urls {
@@ -418,8 +425,8 @@ fn run_against_oracle(seed: u64, files: u64) -> u64 {
         }
     }
     assert!(
-        files < 100 || direct_groups > 0,
-        "the direct matcher was never used"
+        files < 100 || split_groups > 0,
+        "the split engine was never used"
     );
     compared
 }

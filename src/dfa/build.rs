@@ -74,6 +74,10 @@ struct Nfa {
     /// Each rule's precedence times 4, so that canonical scores can sit
     /// strictly between two precedences (see `Nfa::canonical`).
     prio: Vec<u64>,
+    /// Whether states report scores (a part of a split group) rather than
+    /// a verdict: scores must stay exact, so they are not canonicalised and
+    /// finished states are not collapsed into two sinks.
+    scores: bool,
 }
 
 /// A subset-construction state: live positions and the best precedence of
@@ -86,13 +90,14 @@ struct Key {
 }
 
 impl Nfa {
-    fn new(rules: &[BuildRule]) -> Nfa {
+    fn new(rules: &[BuildRule], scores: bool) -> Nfa {
         let mut nfa = Nfa {
             tok: Vec::new(),
             rule: Vec::new(),
             starts: Vec::new(),
             rules: Vec::with_capacity(rules.len()),
             prio: rules.iter().map(|r| u64::from(r.priority) * 4).collect(),
+            scores,
         };
         for r in rules {
             let mut toks: Vec<Tok> = Vec::with_capacity(r.toks.len());
@@ -174,6 +179,9 @@ impl Nfa {
         key.set.dedup();
         let (a, d) = (key.allow, key.disallow);
         key.set.retain(|&p| self.alive(p, a, d));
+        if self.scores {
+            return key;
+        }
         if key.set.is_empty() {
             let disallow = u64::from(d > a);
             return Key { set: Vec::new(), allow: 0, disallow };
@@ -213,8 +221,9 @@ impl Nfa {
         key.disallow = gap(d, lo_d, rd);
     }
 
-    /// Whether a path ending in this state is disallowed.
-    fn label(&self, key: &Key) -> bool {
+    /// The best Allow and Disallow precedence if the path ends in this
+    /// state (scaled by 4, as stored).
+    fn end_scores(&self, key: &Key) -> (u64, u64) {
         let (mut a, mut d) = (key.allow, key.disallow);
         for &pos in &key.set {
             if self.tok[pos as usize] == PTok::End {
@@ -225,7 +234,7 @@ impl Nfa {
                 }
             }
         }
-        d > a
+        (a, d)
     }
 }
 
@@ -292,12 +301,129 @@ impl Hasher for FxHasher {
 
 type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
+/// The result of subset construction: states (as keys) and transitions.
+struct Subsets {
+    nfa: Nfa,
+    keys: Vec<Key>,
+    trans: Vec<u32>,
+    start: u32,
+    classes: [u8; 256],
+    stride: usize,
+}
+
 /// Builds the verdict DFA of a group, or gives up past `budget`.
 pub(crate) fn build(
     rules: &[BuildRule],
     budget: Budget,
 ) -> Result<Built, OverBudget> {
-    let nfa = Nfa::new(rules);
+    let sub = construct(rules, budget, false)?;
+    let labels: Vec<u32> = sub
+        .keys
+        .iter()
+        .map(|k| {
+            let (a, d) = sub.nfa.end_scores(k);
+            u32::from(d > a)
+        })
+        .collect();
+    let part = refine(&sub.trans, sub.stride, &labels);
+    let count = part.iter().max().map_or(0, |&m| m as usize + 1);
+    // Wire order: allow sink, disallow sink, allow-labelled,
+    // disallow-labelled.
+    let order = order_blocks(&part, count, |b0, b1| {
+        [b0 == part[0], b0 == part[1], labels[b1] == 0, labels[b1] == 1]
+    });
+    let disallow_from = (0..sub.keys.len())
+        .filter(|&s| labels[s] == 1 && order[part[s] as usize] >= 2)
+        .map(|s| order[part[s] as usize])
+        .min()
+        .unwrap_or(count as u32);
+    let table = minimal_table(&sub, &part, &order, count);
+    let start = order[part[sub.start as usize] as usize];
+    Ok(Built {
+        bytes: emit(
+            &table,
+            count,
+            &sub,
+            KIND_VERDICT,
+            start,
+            disallow_from,
+            &[],
+        ),
+    })
+}
+
+/// Builds a *score* DFA for part of a group: each state is labelled with
+/// the best Allow and Disallow precedence a path ending there has matched,
+/// so the parts of a split group can be combined by taking maxima.
+/// Pruning stays valid across parts (a pruned rule can never change the
+/// verdict of the whole group, whatever the other parts match).
+pub(crate) fn build_scores(
+    rules: &[BuildRule],
+    budget: Budget,
+) -> Result<Built, OverBudget> {
+    let sub = construct(rules, budget, true)?;
+    let mut label_ids: FxMap<(u64, u64), u32> = FxMap::default();
+    let mut label_values: Vec<(u64, u64)> = Vec::new();
+    let labels: Vec<u32> = sub
+        .keys
+        .iter()
+        .map(|k| {
+            let pair = sub.nfa.end_scores(k);
+            *label_ids.entry(pair).or_insert_with(|| {
+                label_values.push(pair);
+                label_values.len() as u32 - 1
+            })
+        })
+        .collect();
+    let part = refine(&sub.trans, sub.stride, &labels);
+    let count = part.iter().max().map_or(0, |&m| m as usize + 1);
+    // Absorbing blocks (every class leads back to the block) come first,
+    // so the search can stop as soon as it enters one.
+    let mut absorbing = vec![true; count];
+    for s in 0..sub.keys.len() {
+        let b = part[s];
+        let row = &sub.trans[s * sub.stride..(s + 1) * sub.stride];
+        if row.iter().any(|&t| part[t as usize] != b) {
+            absorbing[b as usize] = false;
+        }
+    }
+    let order = order_blocks(&part, count, |b0, _| {
+        [absorbing[b0 as usize], !absorbing[b0 as usize], false, false]
+    });
+    let absorbing_end = absorbing.iter().filter(|&&a| a).count() as u32;
+    let table = minimal_table(&sub, &part, &order, count);
+    let mut rep = vec![0usize; count];
+    for s in 0..sub.keys.len() {
+        rep[order[part[s] as usize] as usize] = s;
+    }
+    let mut extra = Vec::with_capacity(count * 8);
+    for &s in &rep {
+        let (a, d) = label_values[labels[s] as usize];
+        for v in [a / 4, d / 4] {
+            let v = u32::try_from(v).expect("precedence fits u32");
+            extra.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    let start = order[part[sub.start as usize] as usize];
+    Ok(Built {
+        bytes: emit(
+            &table,
+            count,
+            &sub,
+            KIND_SCORES,
+            start,
+            absorbing_end,
+            &extra,
+        ),
+    })
+}
+
+fn construct(
+    rules: &[BuildRule],
+    budget: Budget,
+    scores: bool,
+) -> Result<Subsets, OverBudget> {
+    let nfa = Nfa::new(rules, scores);
     let (classes, reps) = byte_classes(&nfa);
     let stride = reps.len();
 
@@ -364,8 +490,7 @@ pub(crate) fn build(
         }
         next += 1;
     }
-    let labels: Vec<bool> = keys.iter().map(|k| nfa.label(k)).collect();
-    Ok(Built { bytes: minimize(&trans, stride, &labels, start_id, &classes) })
+    Ok(Subsets { nfa, keys, trans, start: start_id, classes, stride })
 }
 
 fn intern(ids: &mut FxMap<Key, u32>, keys: &mut Vec<Key>, key: Key) -> u32 {
@@ -378,53 +503,68 @@ fn intern(ids: &mut FxMap<Key, u32>, keys: &mut Vec<Key>, key: Key) -> u32 {
     id
 }
 
-/// Hopcroft's partition refinement (`O(k n log n)`), then renumbering into
-/// the wire layout.
-fn minimize(
-    trans: &[u32],
-    stride: usize,
-    labels: &[bool],
-    start: u32,
-    classes: &[u8; 256],
-) -> Vec<u8> {
-    let part = refine(trans, stride, labels);
-    let count = part.iter().max().map_or(0, |&m| m as usize + 1);
-    let n = labels.len();
-    // Wire order: allow sink, disallow sink, allow-labelled, disallow-labelled.
-    let mut order: Vec<u32> = vec![u32::MAX; count];
-    let mut rep: Vec<usize> = vec![usize::MAX; count];
-    for s in 0..n {
-        if rep[part[s] as usize] == usize::MAX {
-            rep[part[s] as usize] = s;
+pub(crate) const KIND_VERDICT: u32 = 0;
+pub(crate) const KIND_SCORES: u32 = 1;
+
+/// Numbers the blocks of a partition: blocks are sorted by the first
+/// `true` of `rank(block, a state of the block)` (a 4-level priority), ties
+/// in block order.
+fn order_blocks(
+    part: &[u32],
+    count: usize,
+    rank: impl Fn(u32, usize) -> [bool; 4],
+) -> Vec<u32> {
+    let mut rep = vec![usize::MAX; count];
+    for (s, &b) in part.iter().enumerate() {
+        if rep[b as usize] == usize::MAX {
+            rep[b as usize] = s;
         }
     }
-    order[part[0] as usize] = 0;
-    order[part[1] as usize] = 1;
-    let mut next = 2;
-    for want in [false, true] {
-        for b in 0..count {
-            if order[b] == u32::MAX && labels[rep[b]] == want {
-                order[b] = next;
-                next += 1;
-            }
-        }
+    let level = |b: usize| {
+        let r = rank(b as u32, rep[b]);
+        r.iter().position(|&x| x).unwrap_or(4)
+    };
+    let mut blocks: Vec<usize> = (0..count).collect();
+    blocks.sort_by_key(|&b| (level(b), b));
+    let mut order = vec![0u32; count];
+    for (i, &b) in blocks.iter().enumerate() {
+        order[b] = i as u32;
     }
-    let disallow_from = (0..count)
-        .filter(|&b| labels[rep[b]] && order[b] >= 2)
-        .map(|b| order[b])
-        .min()
-        .unwrap_or(count as u32);
-    let mut by_order: Vec<usize> = vec![0; count];
-    for b in 0..count {
-        by_order[order[b] as usize] = rep[b];
+    order
+}
+
+/// The minimal DFA's table, state-major in wire order, targets as wire
+/// state numbers (not yet premultiplied).
+fn minimal_table(
+    sub: &Subsets,
+    part: &[u32],
+    order: &[u32],
+    count: usize,
+) -> Vec<u32> {
+    let stride = sub.stride;
+    let mut rep = vec![0usize; count];
+    for (s, &b) in part.iter().enumerate() {
+        rep[order[b as usize] as usize] = s;
     }
-    // The minimal table, state-major, targets as wire state numbers.
-    let table: Vec<u32> = by_order
-        .iter()
-        .flat_map(|&s| &trans[s * stride..(s + 1) * stride])
+    rep.iter()
+        .flat_map(|&s| &sub.trans[s * stride..(s + 1) * stride])
         .map(|&t| order[part[t as usize] as usize])
-        .collect();
-    // Byte classes whose columns became identical are merged.
+        .collect()
+}
+
+/// Writes a DFA in the wire format (see the module docs of `dfa`): merges
+/// byte classes with identical columns, picks 2- or 4-octet ids, and
+/// appends `extra` (score labels) 4-byte aligned.
+fn emit(
+    table: &[u32],
+    count: usize,
+    sub: &Subsets,
+    kind: u32,
+    start: u32,
+    boundary: u32,
+    extra: &[u8],
+) -> Vec<u8> {
+    let stride = sub.stride;
     let mut columns: HashMap<Vec<u32>, u8> = HashMap::new();
     let mut class_map = vec![0u8; stride];
     let mut kept: Vec<usize> = Vec::new();
@@ -439,19 +579,20 @@ fn minimize(
     }
     let new_stride = kept.len() as u32;
     let classes: Vec<u8> =
-        classes.iter().map(|&c| class_map[usize::from(c)]).collect();
+        sub.classes.iter().map(|&c| class_map[usize::from(c)]).collect();
     let narrow = count as u64 * u64::from(new_stride) <= 1 << 16;
     let width: u32 = if narrow { 2 } else { 4 };
 
     let cells = count * kept.len();
-    let mut out = Vec::with_capacity(super::HEADER_LEN + cells * 4);
+    let mut out =
+        Vec::with_capacity(super::HEADER_LEN + cells * 4 + extra.len() + 2);
     for field in [
         new_stride,
         count as u32,
-        order[part[start as usize] as usize] * new_stride,
-        disallow_from * new_stride,
+        start * new_stride,
+        boundary * new_stride,
         width,
-        0,
+        kind,
         0,
         0,
     ] {
@@ -468,6 +609,10 @@ fn minimize(
             }
         }
     }
+    if !extra.is_empty() {
+        out.resize(out.len().next_multiple_of(4), 0);
+        out.extend_from_slice(extra);
+    }
     out
 }
 
@@ -479,7 +624,7 @@ fn minimize(
 /// splitter is used for all byte classes at once, and only the smaller half
 /// of a split block goes back on the worklist (unless the block was already
 /// on it), which gives the `log n` bound.
-fn refine(trans: &[u32], stride: usize, labels: &[bool]) -> Vec<u32> {
+fn refine(trans: &[u32], stride: usize, labels: &[u32]) -> Vec<u32> {
     let n = labels.len();
     // Inverse transitions per class, in CSR form: the states that move into
     // `t` on class `c` are inv[off[c * n + t]..off[c * n + t + 1]].
@@ -504,20 +649,27 @@ fn refine(trans: &[u32], stride: usize, labels: &[bool]) -> Vec<u32> {
         }
     }
 
+    // The initial partition: one block per label, blocks numbered by label.
+    let label_len = labels.iter().max().map_or(0, |&m| m as usize + 1);
     let mut elems: Vec<u32> = (0..n as u32).collect();
     elems.sort_by_key(|&s| labels[s as usize]);
     let mut pos = vec![0u32; n];
     for (i, &s) in elems.iter().enumerate() {
         pos[s as usize] = i as u32;
     }
-    let first_disallow = labels.iter().filter(|&&l| !l).count() as u32;
-    let mut block_of: Vec<u32> =
-        labels.iter().map(|&l| u32::from(l)).collect();
-    let mut start: Vec<u32> = vec![0, first_disallow];
-    let mut end: Vec<u32> = vec![first_disallow, n as u32];
-    let mut marked: Vec<u32> = vec![0, 0];
-    let mut on_list: Vec<bool> = vec![true, true];
-    let mut worklist: Vec<u32> = vec![0, 1];
+    let mut block_of: Vec<u32> = labels.to_vec();
+    let mut start: Vec<u32> = vec![0; label_len];
+    let mut end: Vec<u32> = vec![0; label_len];
+    for (i, &s) in elems.iter().enumerate() {
+        let l = labels[s as usize] as usize;
+        if end[l] == 0 {
+            start[l] = i as u32;
+        }
+        end[l] = i as u32 + 1;
+    }
+    let mut marked: Vec<u32> = vec![0; label_len];
+    let mut on_list: Vec<bool> = vec![true; label_len];
+    let mut worklist: Vec<u32> = (0..label_len as u32).collect();
     let mut splitter: Vec<u32> = Vec::new();
     let mut touched: Vec<u32> = Vec::new();
 

@@ -18,15 +18,23 @@
 //! | 8 | 4 | `start`: start state id |
 //! | 12 | 4 | `disallow_from`: first id of the disallow-labelled states |
 //! | 16 | 4 | `width`: octets per state id, 2 or 4 |
-//! | 20 | 12 | reserved, zero |
+//! | 20 | 4 | `kind`: 0 verdict DFA, 1 score DFA |
+//! | 24 | 8 | reserved, zero |
 //! | 32 | 256 | byte -> class map |
 //! | 288 | `width` x `state_len` x `stride` | transitions |
+//! | (4-aligned) | 8 x `state_len` | score DFAs only: best Allow, Disallow precedence per state |
 //!
 //! State ids are premultiplied by `stride` (the id of state `i` is
 //! `i * stride`), so a transition is `table[id + class]`. State 0 is the allow
 //! sink and state 1 (id `stride`) the disallow sink; states `2..` are ordered
 //! allow-labelled first, so the verdict at the end of the path is "disallow"
 //! exactly when `id == stride || id >= disallow_from`.
+//!
+//! A *score DFA* is one part of a group too large for one automaton (see
+//! `compile.rs`): its states carry the best Allow and Disallow precedence
+//! matched so far instead of a verdict, the parts are combined by taking
+//! maxima, and field 12 is instead the end of the absorbing states (ids
+//! below it never change again, so the walk stops there).
 //!
 //! Ids are 2 octets wide whenever `state_len * stride <= 65536` (almost
 //! every real group), which halves the table and its cache footprint.
@@ -48,7 +56,11 @@ pub(crate) struct Dfa<'a> {
     table: Table<'a>,
     stride: u32,
     start: u32,
-    disallow_from: u32,
+    /// Verdict DFA: first id of the disallow-labelled states. Score DFA:
+    /// end of the absorbing states.
+    boundary: u32,
+    /// Score DFA only: (allow, disallow) precedence per state.
+    scores: Option<&'a [u32]>,
 }
 
 /// The transition table, at the width it was stored with.
@@ -93,8 +105,12 @@ impl<'a> Dfa<'a> {
         let stride = le_u32(bytes, 0);
         let state_len = le_u32(bytes, 4);
         let start = le_u32(bytes, 8);
-        let disallow_from = le_u32(bytes, 12);
+        let boundary = le_u32(bytes, 12);
         let width = le_u32(bytes, 16);
+        let kind = le_u32(bytes, 20);
+        if kind > 1 {
+            return bad("unknown DFA kind");
+        }
         if !(1..=256).contains(&stride) || state_len < 2 {
             return bad("verdict DFA has an invalid stride or state count");
         }
@@ -108,7 +124,11 @@ impl<'a> Dfa<'a> {
         else {
             return bad("verdict DFA table size overflows");
         };
-        if end != bytes.len() || cells > u64::from(u32::MAX) {
+        let labels_at = if kind == 1 { end.next_multiple_of(4) } else { end };
+        let labels_len = if kind == 1 { state_len as usize * 8 } else { 0 };
+        if labels_at.checked_add(labels_len) != Some(bytes.len())
+            || cells > u64::from(u32::MAX)
+        {
             return bad("verdict DFA table length does not match its header");
         }
         let classes: &[u8; 256] =
@@ -118,13 +138,15 @@ impl<'a> Dfa<'a> {
         }
         let limit = cells as u32;
         let valid = |id: u32| id % stride == 0 && id < limit;
+        // A verdict DFA has its two sinks below the boundary.
+        let boundary_ok = kind == 1 || boundary >= 2 * stride;
         if !valid(start)
-            || !valid(disallow_from) && disallow_from != limit
-            || disallow_from < 2 * stride
+            || !valid(boundary) && boundary != limit
+            || !boundary_ok
         {
             return bad("verdict DFA start or label boundary out of range");
         }
-        let raw = &bytes[HEADER_LEN..];
+        let raw = &bytes[HEADER_LEN..end];
         let unaligned =
             |_| LoadError::engine("verdict DFA table is misaligned");
         let table = if width == 2 {
@@ -142,7 +164,14 @@ impl<'a> Dfa<'a> {
             }
             Table::U32(t)
         };
-        Ok(Dfa { classes, table, stride, start, disallow_from })
+        let scores = if kind == 1 {
+            let t: &[u32] = bytemuck::try_cast_slice(&bytes[labels_at..])
+                .map_err(unaligned)?;
+            Some(t)
+        } else {
+            None
+        };
+        Ok(Dfa { classes, table, stride, start, boundary, scores })
     }
 
     /// The number of states.
@@ -159,6 +188,11 @@ impl<'a> Dfa<'a> {
         self.stride as usize
     }
 
+    /// Whether this is a score DFA (a part of a split group).
+    pub(crate) fn is_scores(&self) -> bool {
+        self.scores.is_some()
+    }
+
     /// Decides a path: one transition per octet until a sink or the end.
     #[inline]
     pub(crate) fn decide(
@@ -166,9 +200,39 @@ impl<'a> Dfa<'a> {
         path: MatchPath<'_>,
         dialect: Dialect,
     ) -> Verdict {
+        let s = self.run(path, dialect, 2 * self.stride);
+        if s == self.stride || s >= self.boundary {
+            Verdict::Disallow
+        } else {
+            Verdict::Allow
+        }
+    }
+
+    /// A score DFA's best (allow, disallow) precedence for a path.
+    #[inline]
+    pub(crate) fn scores(
+        &self,
+        path: MatchPath<'_>,
+        dialect: Dialect,
+    ) -> (u32, u32) {
+        let s = self.run(path, dialect, self.boundary);
+        let i = (s / self.stride) as usize * 2;
+        let labels = self.scores.unwrap_or(&[]);
+        (labels[i], labels[i + 1])
+    }
+
+    /// Walks from the start state until an id below `stop_below` (a state
+    /// that can no longer change) or the end of the path.
+    #[inline]
+    fn run(
+        &self,
+        path: MatchPath<'_>,
+        dialect: Dialect,
+        stop_below: u32,
+    ) -> u32 {
         match self.table {
-            Table::U16(t) => self.walk(t, path, dialect),
-            Table::U32(t) => self.walk(t, path, dialect),
+            Table::U16(t) => self.walk(t, path, dialect, stop_below),
+            Table::U32(t) => self.walk(t, path, dialect, stop_below),
         }
     }
 
@@ -178,15 +242,15 @@ impl<'a> Dfa<'a> {
         table: &[T],
         path: MatchPath<'_>,
         dialect: Dialect,
-    ) -> Verdict {
+        stop_below: u32,
+    ) -> u32 {
         let classes = self.classes;
-        let sinks_end = 2 * self.stride;
         let mut s = self.start;
-        if s >= sinks_end {
+        if s >= stop_below {
             let mut step = |b: u8| {
                 let class = u32::from(classes[usize::from(b)]);
                 s = table[(s + class) as usize].get();
-                s >= sinks_end
+                s >= stop_below
             };
             let go = !path.has_lead_slash() || step(b'/');
             if go {
@@ -204,10 +268,6 @@ impl<'a> Dfa<'a> {
                 }
             }
         }
-        if s == self.stride || s >= self.disallow_from {
-            Verdict::Disallow
-        } else {
-            Verdict::Allow
-        }
+        s
     }
 }

@@ -40,11 +40,13 @@ pub fn run(args: CompileArgs) -> Result<()> {
     })?;
     out.commit()?;
 
-    let (mut dfa, mut direct, mut allow_all, mut groups) = (0, 0, 0, 0);
+    let (mut dfa, mut split, mut direct, mut allow_all, mut groups) =
+        (0, 0, 0, 0, 0);
     for g in rules.groups() {
         groups += 1;
         match g.engine() {
             EngineKind::VerdictDfa => dfa += 1,
+            EngineKind::SplitDfa => split += 1,
             EngineKind::Direct => direct += 1,
             EngineKind::AllowAll => allow_all += 1,
         }
@@ -52,8 +54,8 @@ pub fn run(args: CompileArgs) -> Result<()> {
     let agents = rules.agents().count();
     let fallback = if rules.is_all_agents() { " + * fallback" } else { "" };
     eprintln!(
-        "robofilter: {}: {dialect}, {} (dfa {dfa}, direct {direct}, \
-         allow-all {allow_all}), {}{fallback}, {} bytes, compiled in \
+        "robofilter: {}: {dialect}, {} (dfa {dfa}, split-dfa {split}, \
+         direct {direct}, allow-all {allow_all}), {}{fallback}, {} bytes, compiled in \
          {:.3} s",
         args.output.display(),
         count(groups, "group"),

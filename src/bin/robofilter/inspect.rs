@@ -4,7 +4,8 @@ use std::io::Write;
 
 use anyhow::{Context, Result, bail};
 use robofilter::{
-    AgentInfo, AlignedBytes, Compiler, Config, Dialect, GroupSource, Rules,
+    AgentInfo, AlignedBytes, Compiler, Config, Dialect, EngineKind,
+    GroupSource, Rules,
 };
 
 use crate::args::InspectArgs;
@@ -83,13 +84,21 @@ fn print_rules(out: &mut Output, rules: &Rules<'_>) -> Result<()> {
             g.class_len(),
             g.size()
         )?;
-        match g.over_budget() {
-            Some(budget) => writeln!(
+        if g.engine() == EngineKind::SplitDfa {
+            write!(out, ", {} parts", g.part_len())?;
+        }
+        match (g.over_budget(), g.engine()) {
+            (Some(budget), EngineKind::SplitDfa) => writeln!(
+                out,
+                ", over the DFA {budget} (split into score DFAs combined by \
+                 precedence: same verdicts)"
+            )?,
+            (Some(budget), _) => writeln!(
                 out,
                 ", over the DFA {budget} (uses the direct matcher: same \
                  verdicts, slower)"
             )?,
-            None => writeln!(out)?,
+            (None, _) => writeln!(out)?,
         }
     }
 
