@@ -1,5 +1,10 @@
-//! engine-compare: robofilter's verdict DFA against a regex-automata 0.4 dense
-//! DFA, on real robots.txt files.
+//! engine-compare: robofilter's compiled automata against a regex-automata
+//! 0.4 dense DFA, on real robots.txt files.
+//!
+//! robofilter's engine is whatever `Compiler::compile` chose for the group:
+//! one verdict DFA, several score DFAs combined by precedence when one DFA
+//! exceeds the construction budget (split), or the direct matcher when even
+//! the split fails. Every engine is checked and timed the same way.
 //!
 //! For each chosen file and agent, both engines are built from the same
 //! merged group (google dialect), checked to give identical verdicts on every
@@ -400,7 +405,11 @@ struct Row {
     agent: String,
     rules: usize,
     rf_engine: EngineKind,
+    /// Which construction budget the whole group's verdict DFA exceeded.
     rf_note: Option<&'static str>,
+    /// Automata of the engine: 1 for a verdict DFA, the parts of a split.
+    rf_parts: usize,
+    /// States, summed over parts.
     rf_states: usize,
     rf_bytes: usize,
     rf_build_ms: f64,
@@ -433,10 +442,11 @@ impl Row {
             Err(e) => format!("ra {e}"),
         };
         format!(
-            "{} rules; rf {} {} states {} B {:.1} ms, {:.1} ns/URL; {ra}; \
+            "{} rules; rf {}{} {} states {} B {:.1} ms, {:.1} ns/URL; {ra}; \
              {} {} URLs, floor {:.2} ns/URL, {} mismatches",
             self.rules,
-            self.rf_engine.as_str(),
+            self.rf_engine_label(),
+            self.rf_note.map(|n| format!(" [over {n}]")).unwrap_or_default(),
             self.rf_states,
             self.rf_bytes,
             self.rf_build_ms,
@@ -446,6 +456,24 @@ impl Row {
             self.floor_ns,
             self.mismatches
         )
+    }
+
+    /// The engine column: `dfa`, `split (3 parts)`, `direct (state
+    /// budget)`, `allow-all`.
+    fn rf_engine_label(&self) -> String {
+        match (self.rf_engine, self.rf_note) {
+            (EngineKind::SplitDfa, _) => {
+                let s = if self.rf_parts == 1 { "" } else { "s" };
+                format!("split ({} part{s})", self.rf_parts)
+            }
+            (EngineKind::Direct, Some(note)) => format!("direct ({note})"),
+            (other, _) => other.as_str().to_string(),
+        }
+    }
+
+    /// Whether the engine has automata (states and bytes to report).
+    fn rf_has_automata(&self) -> bool {
+        matches!(self.rf_engine, EngineKind::VerdictDfa | EngineKind::SplitDfa)
     }
 }
 
@@ -469,9 +497,9 @@ fn compare(
         .map_err(|e| format!("{}: loading: {e}", file.host))?;
     let matcher = rules.matcher(agent).map_err(|e| e.to_string())?;
     let info = matcher.group().and_then(|g| rules.groups().nth(g));
-    let (rf_engine, rf_states, rf_bytes) = match info {
-        Some(i) => (i.engine(), i.state_len(), i.size()),
-        None => (EngineKind::AllowAll, 0, 0),
+    let (rf_engine, rf_parts, rf_states, rf_bytes) = match info {
+        Some(i) => (i.engine(), i.part_len(), i.state_len(), i.size()),
+        None => (EngineKind::AllowAll, 0, 0, 0),
     };
 
     let patterns = ra_patterns(body, agent);
@@ -509,6 +537,7 @@ fn compare(
         rules: rules_len,
         rf_engine,
         rf_note: info.and_then(|i| i.over_budget()),
+        rf_parts,
         rf_states,
         rf_bytes,
         rf_build_ms,
@@ -991,22 +1020,26 @@ impl SplitMix64 {
 
 fn print_table(args: &Args, rows: &[Row]) {
     println!(
-        "\nrobofilter (rf) verdict DFA vs regex-automata (ra) 0.4 dense DFA; \
+        "\nrobofilter (rf) compiled engine (verdict DFA, split score DFAs \
+         or direct matcher) vs regex-automata (ra) 0.4 dense DFA; \
          google dialect; thread CPU time, median of {} runs; \
          ratios = ra / rf (> 1: robofilter smaller or faster)\n",
         args.runs
     );
     println!(
-        "| file | agent | rules | rf states | rf bytes | rf build ms \
+        "| file | agent | rules | rf engine | rf states | rf bytes \
+         | rf build ms \
          | ra states | ra bytes | ra build ms | size ratio | URLs \
          | newline floor ns/URL | rf ns/URL | ra ns/URL | speed ratio |"
     );
-    println!("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|");
+    println!(
+        "|---|---|--:|---|--:|--:|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|"
+    );
     for r in rows {
-        let rf_states = match (r.rf_engine, r.rf_note) {
-            (EngineKind::VerdictDfa, _) => r.rf_states.to_string(),
-            (other, Some(note)) => format!("{} ({note})", other.as_str()),
-            (other, None) => other.as_str().to_string(),
+        let (rf_states, rf_bytes) = if r.rf_has_automata() {
+            (r.rf_states.to_string(), r.rf_bytes.to_string())
+        } else {
+            ("–".into(), "–".into())
         };
         let urls = if r.timed_urls < r.urls {
             format!(
@@ -1021,7 +1054,7 @@ fn print_table(args: &Args, rows: &[Row]) {
                 f.states.to_string(),
                 f.bytes.to_string(),
                 format!("{:.1}", f.build_ms),
-                if r.rf_bytes > 0 {
+                if r.rf_has_automata() && r.rf_bytes > 0 {
                     ratio(f.bytes as f64 / r.rf_bytes as f64)
                 } else {
                     "–".into()
@@ -1039,13 +1072,14 @@ fn print_table(args: &Args, rows: &[Row]) {
             speed
         };
         println!(
-            "| {} | {} | {} | {} | {} | {:.1} | {} | {} | {} | {} | {} \
-             | {:.1} | {:.1} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {:.1} | {} | {} | {} | {} \
+             | {} | {:.1} | {:.1} | {} | {} |",
             r.host,
             r.agent,
             r.rules,
+            r.rf_engine_label(),
             rf_states,
-            r.rf_bytes,
+            rf_bytes,
             r.rf_build_ms,
             ra_states,
             ra_bytes,
