@@ -48,14 +48,14 @@ impl Default for Config {
 
 impl Config {
     /// The defaults: rfc9309, all agents, 500 KiB parse limit, 50,000 DFA
-    /// states and 200 M construction steps per group.
+    /// states and 25 M construction steps per group.
     pub fn new() -> Config {
         Config {
             dialect: Dialect::Rfc9309,
             agents: None,
             parse_limit: parse::RFC9309_PARSE_LIMIT,
             max_states: 50_000,
-            max_work: 200_000_000,
+            max_work: 25_000_000,
         }
     }
 
@@ -88,7 +88,7 @@ impl Config {
     }
 
     /// The most subset-construction steps one group may take before it
-    /// falls back to the direct matcher (default 200,000,000).
+    /// is split (default 25,000,000).
     pub fn dfa_work_limit(mut self, steps: u64) -> Config {
         self.max_work = steps;
         self
@@ -183,14 +183,21 @@ impl Compiler {
     }
 }
 
+/// The precedence of the implicit rfc9309 `/robots.txt` allow rules:
+/// above any real pattern (lines are at most 16,663 octets, at most three
+/// times that once escaped), and small enough that 4 x it fits a `u32`.
+const ROBOTS_TXT_PRIORITY: u32 = 1 << 24;
+
 /// The most score DFAs a split group may have; past it, the direct matcher
 /// is as fast and far smaller.
 const MAX_PARTS: usize = 32;
 
-/// Builds score DFAs for `rules`, halving parts that exceed `budget`.
-/// Returns `false` if there would be more than [`MAX_PARTS`] parts.
+/// Builds score DFAs for `rules[range]`, halving parts that exceed
+/// `budget`. Returns `false` if there would be more than [`MAX_PARTS`]
+/// parts.
 fn split(
     rules: &[BuildRule],
+    range: core::ops::Range<usize>,
     budget: Budget,
     parts: &mut Vec<Vec<u8>>,
 ) -> bool {
@@ -199,19 +206,25 @@ fn split(
     }
     // One rule's automaton is linear in its length (each `*` segment is a
     // KMP-like chain), so a single rule is always built.
-    let budget = if rules.len() == 1 {
+    let budget = if range.len() == 1 {
         Budget { max_states: usize::MAX, max_work: u64::MAX }
     } else {
         budget
     };
-    match build::build_scores(rules, budget) {
+    let outside: Vec<u32> = rules[..range.start]
+        .iter()
+        .chain(&rules[range.end..])
+        .map(|r| r.priority)
+        .collect();
+    match build::build_scores(&rules[range.clone()], &outside, budget) {
         Ok(built) => {
             parts.push(built.bytes);
             true
         }
         Err(_) => {
-            let (a, b) = rules.split_at(rules.len() / 2);
-            split(a, budget, parts) && split(b, budget, parts)
+            let mid = range.start + range.len() / 2;
+            split(rules, range.start..mid, budget, parts)
+                && split(rules, mid..range.end, budget, parts)
         }
     }
 }
@@ -448,7 +461,7 @@ impl Writer {
                     .collect();
                 build_rules.push(BuildRule {
                     kind: RuleKind::Allow,
-                    priority: u32::MAX,
+                    priority: ROBOTS_TXT_PRIORITY,
                     toks,
                     anchored: pat.ends_with(b"$"),
                 });
@@ -464,14 +477,15 @@ impl Writer {
             Err(OverBudget::Work) => NOTE_WORK,
         };
         // Too large for one automaton: split the rules into parts whose
-        // score DFAs fit, literal rules first (they make small tries, so the
-        // wildcard rules that cause the blow-up end up apart from them).
-        build_rules.sort_by_key(|r| {
-            r.toks.iter().filter(|&&t| t == Tok::Star).count()
-        });
+        // score DFAs fit. Parts are ranges of precedence (highest first):
+        // a part's scores then only need to be told apart where its own
+        // live rules tell them apart (see `Nfa::canonical`), and the search
+        // can stop before parts that can no longer change the verdict.
+        build_rules.sort_by_key(|r| core::cmp::Reverse(r.priority));
         let part_budget = Budget { max_work: budget.max_work / 8, ..budget };
         let mut parts = Vec::new();
-        if split(&build_rules, part_budget, &mut parts) {
+        let all = 0..build_rules.len();
+        if split(&build_rules, all, part_budget, &mut parts) {
             (ENGINE_SPLIT, over, split_blob(&parts))
         } else {
             (ENGINE_DIRECT, over, Vec::new())

@@ -145,3 +145,8 @@ mod normalize;
 mod parse;
 mod pattern;
 mod wire;
+
+/// The README's Rust examples, compiled and run as doctests.
+#[cfg(all(doctest, feature = "compile"))]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -825,8 +825,14 @@ impl<'r, 'a> Matcher<'r, 'a> {
         match &self.engine {
             Engine::Dfa(dfa) => dfa.decide(path, dialect),
             Engine::Split(parts) => {
+                // Parts come in descending order of precedence: once no rule
+                // of the rest could change the verdict, stop.
                 let (mut allow, mut disallow) = (0, 0);
                 for part in parts {
+                    let p = part.max_priority();
+                    if p < disallow || p <= allow {
+                        break;
+                    }
                     let (a, d) = part.scores(path, dialect);
                     allow = allow.max(a);
                     disallow = disallow.max(d);

@@ -108,6 +108,25 @@ fn golden_files_load_and_give_the_expected_verdicts() {
 
 /// The golden verdicts differ between the dialects exactly where the
 /// sample's robots.txt was written to make them differ.
+/// The worker's embedding path: `include_rules!` places the bytes at an
+/// aligned address, so they load in place and answer as the file does.
+#[test]
+fn include_rules_embeds_an_aligned_loadable_file() {
+    static EMBEDDED: &[u8] =
+        robofilter::include_rules!("../data/golden/sample-google.rules");
+    assert_eq!(EMBEDDED.as_ptr() as usize % 64, 0);
+    assert_eq!(EMBEDDED, &golden_rules(Dialect::Google)[..]);
+    let rules = Rules::from_bytes(EMBEDDED).expect("embedded rules load");
+    assert_eq!(rules.dialect(), Dialect::Google);
+    let mut checked = 0;
+    for (verdict, agent, url) in expected(Dialect::Google) {
+        let m = rules.matcher(&agent).expect("agent");
+        assert_eq!(m.decide(url.as_bytes()), verdict, "{agent} {url}");
+        checked += 1;
+    }
+    assert!(checked > 100);
+}
+
 #[test]
 fn golden_dialects_differ_where_expected() {
     let google = expected(Dialect::Google);

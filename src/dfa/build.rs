@@ -75,9 +75,13 @@ struct Nfa {
     /// strictly between two precedences (see `Nfa::canonical`).
     prio: Vec<u64>,
     /// Whether states report scores (a part of a split group) rather than
-    /// a verdict: scores must stay exact, so they are not canonicalised and
-    /// finished states are not collapsed into two sinks.
+    /// a verdict; finished states are then not collapsed into two sinks.
     scores: bool,
+    /// For a part of a split group: the precedences (times 4, sorted) of
+    /// the group's rules outside the part. Canonical scores keep their
+    /// order relative to these too, which is what makes the maxima of
+    /// several parts comparable (see `Nfa::canonical`).
+    outside: Vec<u64>,
 }
 
 /// A subset-construction state: live positions and the best precedence of
@@ -90,7 +94,11 @@ struct Key {
 }
 
 impl Nfa {
-    fn new(rules: &[BuildRule], scores: bool) -> Nfa {
+    fn new(rules: &[BuildRule], scores: bool, outside: &[u32]) -> Nfa {
+        let mut outside: Vec<u64> =
+            outside.iter().map(|&p| u64::from(p) * 4).collect();
+        outside.sort_unstable();
+        outside.dedup();
         let mut nfa = Nfa {
             tok: Vec::new(),
             rule: Vec::new(),
@@ -98,6 +106,7 @@ impl Nfa {
             rules: Vec::with_capacity(rules.len()),
             prio: rules.iter().map(|r| u64::from(r.priority) * 4).collect(),
             scores,
+            outside,
         };
         for r in rules {
             let mut toks: Vec<Tok> = Vec::with_capacity(r.toks.len());
@@ -179,10 +188,7 @@ impl Nfa {
         key.set.dedup();
         let (a, d) = (key.allow, key.disallow);
         key.set.retain(|&p| self.alive(p, a, d));
-        if self.scores {
-            return key;
-        }
-        if key.set.is_empty() {
+        if !self.scores && key.set.is_empty() {
             let disallow = u64::from(d > a);
             return Key { set: Vec::new(), allow: 0, disallow };
         }
@@ -194,9 +200,20 @@ impl Nfa {
     /// relative to each other and to every live rule's precedence: only
     /// those comparisons decide the future, so states that differ only in
     /// irrelevant score values become one.
+    ///
+    /// In a part of a split group the reference set also holds every
+    /// precedence outside the part. A canonical value `c(v)` then satisfies
+    /// `4 lo < c(v) <= v` for the largest reference value `lo <= v`, and a
+    /// value of another part is itself a reference value here, so every
+    /// comparison between scores of different parts, and hence the maxima
+    /// and the final verdict, comes out as with the real values.
     fn canonical(&self, key: &mut Key) {
         let (a, d) = (key.allow, key.disallow);
-        let (mut lo_a, mut lo_d) = (0, 0);
+        let below = |v: u64| {
+            let i = self.outside.partition_point(|&q| q <= v);
+            if i == 0 { 0 } else { self.outside[i - 1] }
+        };
+        let (mut lo_a, mut lo_d) = (below(a), below(d));
         for &pos in &key.set {
             let q = self.prio[self.rule[pos as usize] as usize];
             if q <= a {
@@ -316,7 +333,7 @@ pub(crate) fn build(
     rules: &[BuildRule],
     budget: Budget,
 ) -> Result<Built, OverBudget> {
-    let sub = construct(rules, budget, false)?;
+    let sub = construct(rules, budget, false, &[])?;
     let labels: Vec<u32> = sub
         .keys
         .iter()
@@ -344,9 +361,12 @@ pub(crate) fn build(
             &table,
             count,
             &sub,
-            KIND_VERDICT,
-            start,
-            disallow_from,
+            Head {
+                kind: KIND_VERDICT,
+                start,
+                boundary: disallow_from,
+                max_priority: 0,
+            },
             &[],
         ),
     })
@@ -359,9 +379,10 @@ pub(crate) fn build(
 /// verdict of the whole group, whatever the other parts match).
 pub(crate) fn build_scores(
     rules: &[BuildRule],
+    outside: &[u32],
     budget: Budget,
 ) -> Result<Built, OverBudget> {
-    let sub = construct(rules, budget, true)?;
+    let sub = construct(rules, budget, true, outside)?;
     let mut label_ids: FxMap<(u64, u64), u32> = FxMap::default();
     let mut label_values: Vec<(u64, u64)> = Vec::new();
     let labels: Vec<u32> = sub
@@ -399,20 +420,26 @@ pub(crate) fn build_scores(
     let mut extra = Vec::with_capacity(count * 8);
     for &s in &rep {
         let (a, d) = label_values[labels[s] as usize];
-        for v in [a / 4, d / 4] {
-            let v = u32::try_from(v).expect("precedence fits u32");
+        // Stored times 4, canonical: only their order matters.
+        for v in [a, d] {
+            let v = u32::try_from(v).expect("precedence x 4 fits u32");
             extra.extend_from_slice(&v.to_le_bytes());
         }
     }
     let start = order[part[sub.start as usize] as usize];
+    let max_priority = rules.iter().map(|r| r.priority).max().unwrap_or(0);
+    let max_priority = max_priority.checked_mul(4).expect("fits u32");
     Ok(Built {
         bytes: emit(
             &table,
             count,
             &sub,
-            KIND_SCORES,
-            start,
-            absorbing_end,
+            Head {
+                kind: KIND_SCORES,
+                start,
+                boundary: absorbing_end,
+                max_priority,
+            },
             &extra,
         ),
     })
@@ -422,8 +449,9 @@ fn construct(
     rules: &[BuildRule],
     budget: Budget,
     scores: bool,
+    outside: &[u32],
 ) -> Result<Subsets, OverBudget> {
-    let nfa = Nfa::new(rules, scores);
+    let nfa = Nfa::new(rules, scores, outside);
     let (classes, reps) = byte_classes(&nfa);
     let stride = reps.len();
 
@@ -555,15 +583,24 @@ fn minimal_table(
 /// Writes a DFA in the wire format (see the module docs of `dfa`): merges
 /// byte classes with identical columns, picks 2- or 4-octet ids, and
 /// appends `extra` (score labels) 4-byte aligned.
+/// The per-DFA header fields that differ between the two kinds.
+struct Head {
+    kind: u32,
+    /// Start state number (not premultiplied).
+    start: u32,
+    /// `disallow_from` or `absorbing_end` (not premultiplied).
+    boundary: u32,
+    max_priority: u32,
+}
+
 fn emit(
     table: &[u32],
     count: usize,
     sub: &Subsets,
-    kind: u32,
-    start: u32,
-    boundary: u32,
+    head: Head,
     extra: &[u8],
 ) -> Vec<u8> {
+    let Head { kind, start, boundary, max_priority } = head;
     let stride = sub.stride;
     let mut columns: HashMap<Vec<u32>, u8> = HashMap::new();
     let mut class_map = vec![0u8; stride];
@@ -593,7 +630,7 @@ fn emit(
         boundary * new_stride,
         width,
         kind,
-        0,
+        max_priority,
         0,
     ] {
         out.extend_from_slice(&field.to_le_bytes());

@@ -19,10 +19,11 @@
 //! | 12 | 4 | `disallow_from`: first id of the disallow-labelled states |
 //! | 16 | 4 | `width`: octets per state id, 2 or 4 |
 //! | 20 | 4 | `kind`: 0 verdict DFA, 1 score DFA |
-//! | 24 | 8 | reserved, zero |
+//! | 24 | 4 | score DFA: 4 x the highest precedence of its rules (else 0) |
+//! | 28 | 4 | reserved, zero |
 //! | 32 | 256 | byte -> class map |
 //! | 288 | `width` x `state_len` x `stride` | transitions |
-//! | (4-aligned) | 8 x `state_len` | score DFAs only: best Allow, Disallow precedence per state |
+//! | (4-aligned) | 8 x `state_len` | score DFAs only: best Allow, Disallow precedence per state (x 4, canonical) |
 //!
 //! State ids are premultiplied by `stride` (the id of state `i` is
 //! `i * stride`), so a transition is `table[id + class]`. State 0 is the allow
@@ -61,6 +62,8 @@ pub(crate) struct Dfa<'a> {
     boundary: u32,
     /// Score DFA only: (allow, disallow) precedence per state.
     scores: Option<&'a [u32]>,
+    /// Score DFA only: 4 x the highest precedence of the part's rules.
+    max_priority: u32,
 }
 
 /// The transition table, at the width it was stored with.
@@ -171,7 +174,16 @@ impl<'a> Dfa<'a> {
         } else {
             None
         };
-        Ok(Dfa { classes, table, stride, start, boundary, scores })
+        let max_priority = le_u32(bytes, 24);
+        Ok(Dfa {
+            classes,
+            table,
+            stride,
+            start,
+            boundary,
+            scores,
+            max_priority,
+        })
     }
 
     /// The number of states.
@@ -186,6 +198,11 @@ impl<'a> Dfa<'a> {
     /// The number of byte classes.
     pub(crate) fn stride(&self) -> usize {
         self.stride as usize
+    }
+
+    /// A score DFA's highest precedence (times 4, like its scores).
+    pub(crate) fn max_priority(&self) -> u32 {
+        self.max_priority
     }
 
     /// Whether this is a score DFA (a part of a split group).
