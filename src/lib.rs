@@ -89,8 +89,8 @@
 //!
 //! # Crate features
 //!
-//! - `compile` (default): the robots.txt parser ([`RobotsTxt`]) and the
-//!   compiler ([`Compiler`]).
+//! - `compile` (default): the robots.txt parser (`RobotsTxt`) and the
+//!   compiler (`Compiler`).
 //! - `cli` (default): the `robofilter` binary (clap, memmap2, rayon, memchr,
 //!   anyhow).
 //!

@@ -82,10 +82,7 @@ impl<'a> MatchPath<'a> {
         if hash_seen {
             return ROOT;
         }
-        let end = url[start..]
-            .iter()
-            .position(|&b| b == b'#')
-            .map_or(n, |k| start + k);
+        let end = memchr::memchr(b'#', &url[start..]).map_or(n, |k| start + k);
         let tail = &url[start..end];
         MatchPath { lead_slash: url[start] != b'/', tail }
     }

@@ -65,6 +65,7 @@ pub fn run(args: FilterArgs) -> Result<()> {
         block_len: batch_len * CHUNK_LEN,
         counts: Counts::default(),
         bad: Vec::new(),
+        spare: Vec::new(),
     };
     for (path, input) in paths.iter().zip(inputs) {
         let name = files::display(path);
@@ -150,7 +151,11 @@ fn classify(line: &[u8]) -> Line<'_> {
     if line.is_empty() {
         return Line::Empty;
     }
-    if has_scheme(line) && !line.iter().any(|&b| b <= b' ' || b == 0x7f) {
+    // A branch-free fold over the whole line vectorises; `any` would stop
+    // early but check one octet at a time.
+    let bad =
+        line.iter().fold(false, |acc, &b| acc | (b <= b' ') | (b == 0x7f));
+    if has_scheme(line) && !bad {
         Line::Url(line)
     } else {
         Line::Invalid(line)
@@ -184,17 +189,17 @@ struct ChunkOut {
 }
 
 impl Decider<'_, '_> {
-    /// Decides every line of a chunk (the last line may lack its `\n`).
-    fn chunk(&self, chunk: &[u8]) -> ChunkOut {
+    /// Decides every line of a chunk (the last line may lack its `\n`),
+    /// appending the output to `out` (an empty buffer, reused across
+    /// batches so that its pages are not faulted in again for every chunk).
+    fn chunk(&self, chunk: &[u8], mut out: Vec<u8>) -> ChunkOut {
         let cap = match self.emit {
             Emit::All => chunk.len() + chunk.len() / 4,
             Emit::Allowed | Emit::Disallowed => chunk.len(),
         };
-        let mut c = ChunkOut {
-            out: Vec::with_capacity(cap),
-            counts: Counts::default(),
-            bad: Vec::new(),
-        };
+        out.reserve(cap);
+        let mut c =
+            ChunkOut { out, counts: Counts::default(), bad: Vec::new() };
         let mut start = 0;
         for nl in memchr::memchr_iter(b'\n', chunk) {
             self.line(&chunk[start..nl], &mut c);
@@ -269,6 +274,8 @@ struct Sink<W> {
     /// The first [`REPORT_LEN`] not-a-URL lines: input, 1-based line,
     /// empty.
     bad: Vec<(String, u64, bool)>,
+    /// Emptied output buffers of earlier batches, for reuse.
+    spare: Vec<Vec<u8>>,
 }
 
 impl<W: Write> Sink<W> {
@@ -282,10 +289,19 @@ impl<W: Write> Sink<W> {
     ) -> Result<()> {
         let chunks = split(data);
         for batch in chunks.chunks(self.batch_len) {
-            let outs: Vec<ChunkOut> =
-                batch.par_iter().map(|c| decider.chunk(c)).collect();
-            for c in outs {
+            let mut bufs: Vec<Vec<u8>> = Vec::with_capacity(batch.len());
+            bufs.extend(
+                (0..batch.len()).map(|_| self.spare.pop().unwrap_or_default()),
+            );
+            let outs: Vec<ChunkOut> = batch
+                .par_iter()
+                .zip(bufs)
+                .map(|(c, buf)| decider.chunk(c, buf))
+                .collect();
+            for mut c in outs {
                 self.out.write_all(&c.out).context("cannot write output")?;
+                c.out.clear();
+                self.spare.push(c.out);
                 for (index, empty) in c.bad {
                     if self.bad.len() < REPORT_LEN {
                         let line = file.line_base + index + 1;
@@ -429,6 +445,7 @@ mod tests {
             block_len,
             counts: Counts::default(),
             bad: Vec::new(),
+            spare: Vec::new(),
         };
         let mut file = FileState { name: "in", line_base: 0 };
         sink.stream(&decider, input, &mut file).unwrap();
