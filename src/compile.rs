@@ -531,6 +531,10 @@ impl Writer {
         };
         out[32..36].copy_from_slice(&limit.to_le_bytes());
         out[36..40].copy_from_slice(&(sections.len() as u32).to_le_bytes());
+        let max_states =
+            u32::try_from(self.config.max_states).unwrap_or(u32::MAX);
+        out[40..44].copy_from_slice(&max_states.to_le_bytes());
+        out[48..56].copy_from_slice(&self.config.max_work.to_le_bytes());
         let crc = wire::checksum(&out);
         out[wire::CHECKSUM_AT..wire::CHECKSUM_AT + 4]
             .copy_from_slice(&crc.to_le_bytes());

@@ -95,6 +95,8 @@ impl fmt::Display for Verdict {
 pub struct Rules<'a> {
     dialect: Dialect,
     parse_limit: u32,
+    dfa_state_limit: u32,
+    dfa_work_limit: u64,
     strings: &'a [u8],
     robots: Table<'a>,
     agents: Table<'a>,
@@ -386,6 +388,8 @@ impl<'a> Rules<'a> {
         let dialect = Dialect::from_byte(bytes[28])
             .ok_or_else(|| LoadError::structure("unknown dialect code"))?;
         let parse_limit = wire::u32_at(bytes, 32);
+        let dfa_state_limit = wire::u32_at(bytes, 40);
+        let dfa_work_limit = wire::u64_at(bytes, 48);
         let n = wire::u32_at(bytes, 36) as usize;
         let dir_end = n
             .checked_mul(wire::DIR_REC)
@@ -417,6 +421,8 @@ impl<'a> Rules<'a> {
         let rules = Rules {
             dialect,
             parse_limit,
+            dfa_state_limit,
+            dfa_work_limit,
             strings: section(wire::TAG_STRINGS)?,
             robots: Table::new(
                 section(wire::TAG_ROBOTS)?,
@@ -607,6 +613,12 @@ impl<'a> Rules<'a> {
     /// The parse limit used at compile time (`None`: the whole file).
     pub fn parse_limit(&self) -> Option<usize> {
         (self.parse_limit != 0).then_some(self.parse_limit as usize)
+    }
+
+    /// The per-group DFA construction budgets the file was compiled with:
+    /// (states, work steps). See `Config::dfa_state_limit`.
+    pub fn dfa_budgets(&self) -> (u32, u64) {
+        (self.dfa_state_limit, self.dfa_work_limit)
     }
 
     fn string(&self, off: u32, len: u32) -> &'a [u8] {

@@ -65,6 +65,8 @@ fn print_rules(out: &mut Output, rules: &Rules<'_>) -> Result<()> {
         Some(n) => writeln!(out, "parse-limit: {n} bytes")?,
         None => writeln!(out, "parse-limit: none")?,
     }
+    let (states, work) = rules.dfa_budgets();
+    writeln!(out, "dfa-budget: {states} states, {work} steps per group")?;
     if rules.is_all_agents() {
         writeln!(out, "compiled-for: all agents (with the * fallback)")?;
     } else {
