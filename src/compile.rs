@@ -218,7 +218,7 @@ fn split(
         .collect();
     match build::build_scores(&rules[range.clone()], &outside, budget) {
         Ok(built) => {
-            parts.push(built.bytes);
+            parts.push(built);
             true
         }
         Err(_) => {
@@ -472,7 +472,7 @@ impl Writer {
             max_work: self.config.max_work,
         };
         let over = match build::build(&build_rules, budget) {
-            Ok(built) => return (ENGINE_DFA, NOTE_NONE, built.bytes),
+            Ok(built) => return (ENGINE_DFA, NOTE_NONE, built),
             Err(OverBudget::States) => NOTE_STATES,
             Err(OverBudget::Work) => NOTE_WORK,
         };

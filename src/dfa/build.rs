@@ -53,12 +53,6 @@ pub(crate) enum OverBudget {
     Work,
 }
 
-/// A built DFA: the wire bytes and its size facts.
-#[derive(Clone, Debug)]
-pub(crate) struct Built {
-    pub(crate) bytes: Vec<u8>,
-}
-
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
 enum PTok {
     Byte(u8),
@@ -332,7 +326,7 @@ struct Subsets {
 pub(crate) fn build(
     rules: &[BuildRule],
     budget: Budget,
-) -> Result<Built, OverBudget> {
+) -> Result<Vec<u8>, OverBudget> {
     let sub = construct(rules, budget, false, &[])?;
     let labels: Vec<u32> = sub
         .keys
@@ -356,20 +350,18 @@ pub(crate) fn build(
         .unwrap_or(count as u32);
     let table = minimal_table(&sub, &part, &order, count);
     let start = order[part[sub.start as usize] as usize];
-    Ok(Built {
-        bytes: emit(
-            &table,
-            count,
-            &sub,
-            Head {
-                kind: KIND_VERDICT,
-                start,
-                boundary: disallow_from,
-                max_priority: 0,
-            },
-            &[],
-        ),
-    })
+    Ok(emit(
+        &table,
+        count,
+        &sub,
+        Head {
+            kind: KIND_VERDICT,
+            start,
+            boundary: disallow_from,
+            max_priority: 0,
+        },
+        &[],
+    ))
 }
 
 /// Builds a *score* DFA for part of a group: each state is labelled with
@@ -381,7 +373,7 @@ pub(crate) fn build_scores(
     rules: &[BuildRule],
     outside: &[u32],
     budget: Budget,
-) -> Result<Built, OverBudget> {
+) -> Result<Vec<u8>, OverBudget> {
     let sub = construct(rules, budget, true, outside)?;
     let mut label_ids: FxMap<(u64, u64), u32> = FxMap::default();
     let mut label_values: Vec<(u64, u64)> = Vec::new();
@@ -429,20 +421,18 @@ pub(crate) fn build_scores(
     let start = order[part[sub.start as usize] as usize];
     let max_priority = rules.iter().map(|r| r.priority).max().unwrap_or(0);
     let max_priority = max_priority.checked_mul(4).expect("fits u32");
-    Ok(Built {
-        bytes: emit(
-            &table,
-            count,
-            &sub,
-            Head {
-                kind: KIND_SCORES,
-                start,
-                boundary: absorbing_end,
-                max_priority,
-            },
-            &extra,
-        ),
-    })
+    Ok(emit(
+        &table,
+        count,
+        &sub,
+        Head {
+            kind: KIND_SCORES,
+            start,
+            boundary: absorbing_end,
+            max_priority,
+        },
+        &extra,
+    ))
 }
 
 fn construct(
