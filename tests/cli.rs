@@ -480,6 +480,46 @@ fn filter_output_file_is_written_without_leftovers() {
     assert_eq!(dir.list(), ["out.txt", "robots.txt", "rules.bin", "urls.txt"]);
 }
 
+/// `-o` onto something that is not a regular file (here a FIFO; the
+/// classic case is `-o /dev/null`) writes into it: renaming a temporary
+/// file over it would replace the device or FIFO with a plain file.
+#[cfg(unix)]
+#[test]
+fn output_to_a_fifo_writes_in_place() {
+    use std::os::unix::fs::FileTypeExt;
+
+    let dir = compiled("filter-fifo", &[]);
+    dir.write("urls.txt", URLS);
+    let fifo = dir.path.join("out.fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("skipping: mkfifo is not available");
+        return;
+    }
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo).unwrap())
+    };
+    let run = dir.run(&[
+        "filter",
+        "rules.bin",
+        "--agent",
+        "Bot",
+        "-o",
+        "out.fifo",
+        "urls.txt",
+    ]);
+    assert_eq!(run.ok(), "");
+    // Checked before joining: a replaced FIFO would leave the reader
+    // blocked for ever (the thread is then abandoned, the test fails).
+    let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+    assert!(kind.is_fifo(), "the FIFO was replaced by {kind:?}");
+    assert_eq!(
+        reader.join().unwrap(),
+        b"https://x/public\nhttp://x/robots.txt?q\nhttp://x/last\n"
+    );
+}
+
 #[test]
 fn filter_closed_pipe_exits_quietly() {
     let dir = compiled("filter-pipe", &[]);

@@ -153,13 +153,27 @@ pub fn rules_or_robots(
 /// temporary file.
 pub struct AtomicFile {
     dest: PathBuf,
-    tmp: PathBuf,
+    /// The temporary file; `None` when `dest` is not a regular file (a
+    /// device such as `/dev/null`, or a FIFO): those are written in place,
+    /// since renaming over them would replace the device with a file.
+    tmp: Option<PathBuf>,
     file: Option<io::BufWriter<File>>,
 }
 
 impl AtomicFile {
     /// Creates the temporary file next to `dest`.
     pub fn create(dest: &Path) -> Result<AtomicFile> {
+        if fs::metadata(dest).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            let f =
+                File::options().write(true).open(dest).with_context(|| {
+                    format!("cannot open output '{}'", dest.display())
+                })?;
+            return Ok(AtomicFile {
+                dest: dest.to_path_buf(),
+                tmp: None,
+                file: Some(io::BufWriter::with_capacity(1 << 20, f)),
+            });
+        }
         let Some(name) = dest.file_name() else {
             bail!("output '{}' is not a file name", dest.display());
         };
@@ -177,7 +191,7 @@ impl AtomicFile {
                 Ok(f) => {
                     return Ok(AtomicFile {
                         dest: dest.to_path_buf(),
-                        tmp,
+                        tmp: Some(tmp),
                         file: Some(io::BufWriter::with_capacity(1 << 20, f)),
                     });
                 }
@@ -198,17 +212,21 @@ impl AtomicFile {
         unreachable!("u32 range exhausted")
     }
 
-    /// Flushes, syncs and renames the file over the destination.
+    /// Flushes, syncs and renames the file over the destination (a
+    /// non-regular destination is only flushed).
     pub fn commit(mut self) -> Result<()> {
         let file = self.file.take().expect("not committed yet");
         let what = || format!("cannot write output '{}'", self.dest.display());
         let file = file.into_inner().map_err(|e| e.into_error());
-        let result =
-            file.and_then(|f| f.sync_all()).with_context(what).and_then(
-                |()| fs::rename(&self.tmp, &self.dest).with_context(what),
-            );
+        let Some(tmp) = self.tmp.take() else {
+            return file.map(drop).with_context(what);
+        };
+        let result = file
+            .and_then(|f| f.sync_all())
+            .with_context(what)
+            .and_then(|()| fs::rename(&tmp, &self.dest).with_context(what));
         if result.is_err() {
-            let _ = fs::remove_file(&self.tmp);
+            let _ = fs::remove_file(&tmp);
         }
         result
     }
@@ -230,8 +248,8 @@ impl Write for AtomicFile {
 
 impl Drop for AtomicFile {
     fn drop(&mut self) {
-        if self.file.take().is_some() {
-            let _ = fs::remove_file(&self.tmp);
+        if let (Some(_), Some(tmp)) = (self.file.take(), &self.tmp) {
+            let _ = fs::remove_file(tmp);
         }
     }
 }
