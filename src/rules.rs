@@ -884,8 +884,12 @@ impl<'r, 'a> Matcher<'r, 'a> {
         let path = match dialect {
             Dialect::Google => path.to_vec(),
             Dialect::Rfc9309 => {
+                // The lead `/` needs no normalisation; only the tail does.
                 let mut v = Vec::with_capacity(path.tail().len() + 1);
-                normalize::rfc9309(&path.to_vec(), |b| {
+                if path.has_lead_slash() {
+                    v.push(b'/');
+                }
+                normalize::rfc9309(path.tail(), |b| {
                     v.push(b);
                     true
                 });
