@@ -18,6 +18,7 @@ enum LoadErrorKind {
     Magic,
     Endianness,
     Version { found: u32 },
+    BundleVersion { found: u32 },
     Length { header: u64, actual: usize },
     Checksum { stored: u32, computed: u32 },
     Alignment { address: usize },
@@ -38,6 +39,9 @@ impl LoadError {
     }
     pub(crate) fn version(found: u32) -> LoadError {
         LoadError { kind: LoadErrorKind::Version { found } }
+    }
+    pub(crate) fn bundle_version(found: u32) -> LoadError {
+        LoadError { kind: LoadErrorKind::BundleVersion { found } }
     }
     pub(crate) fn length(header: u64, actual: usize) -> LoadError {
         LoadError { kind: LoadErrorKind::Length { header, actual } }
@@ -84,6 +88,13 @@ impl fmt::Display for LoadError {
                  (this robofilter reads version {}; recompile the \
                  robots.txt with this version of robofilter)",
                 crate::rules::FORMAT_VERSION
+            ),
+            BundleVersion { found } => write!(
+                f,
+                "bundle format version {found} is not supported \
+                 (this robofilter reads version {}; compile the bundle \
+                 again with this version of robofilter)",
+                crate::bundle::BUNDLE_FORMAT_VERSION
             ),
             Length { header, actual } => write!(
                 f,
@@ -164,6 +175,11 @@ pub struct BuildError {
 #[cfg(feature = "compile")]
 impl BuildError {
     pub(crate) fn too_large(what: impl Into<String>) -> BuildError {
+        BuildError {
+            what: format!("rules file would be too large: {}", what.into()),
+        }
+    }
+    pub(crate) fn input(what: impl Into<String>) -> BuildError {
         BuildError { what: what.into() }
     }
 }
@@ -171,7 +187,7 @@ impl BuildError {
 #[cfg(feature = "compile")]
 impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "rules file would be too large: {}", self.what)
+        f.write_str(&self.what)
     }
 }
 

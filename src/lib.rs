@@ -110,6 +110,10 @@
 #![deny(rustdoc::broken_intra_doc_links)]
 
 pub use crate::aligned::AlignedBytes;
+pub use crate::bundle::{
+    BUNDLE_FORMAT_VERSION, Bundle, Fetch, FetchStatus, HostInfo, HostRules,
+    Policy, host_hash, normalize_host, url_authority,
+};
 pub use crate::dialect::{Dialect, ParseDialectError};
 pub use crate::error::{AgentError, LoadError};
 pub use crate::path::MatchPath;
@@ -118,6 +122,8 @@ pub use crate::rules::{
     GroupSource, Matcher, Reason, Record, RuleInfo, RuleKind, Rules, Verdict,
 };
 
+#[cfg(feature = "compile")]
+pub use crate::bundle::BundleBuilder;
 #[cfg(feature = "compile")]
 pub use crate::compile::{Compiler, Config};
 #[cfg(feature = "compile")]
@@ -131,6 +137,7 @@ pub use crate::parse::{
 
 // Public modules.
 mod aligned;
+mod bundle;
 mod dialect;
 mod error;
 mod path;

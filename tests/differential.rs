@@ -53,10 +53,10 @@ const URLS_PER_FILE: usize = 8;
 // Deterministic randomness
 
 /// SplitMix64: small, fast, and the same sequence on every platform.
-struct Rng(u64);
+pub(crate) struct Rng(u64);
 
 impl Rng {
-    fn new(seed: u64) -> Rng {
+    pub(crate) fn new(seed: u64) -> Rng {
         Rng(seed)
     }
 
@@ -69,12 +69,12 @@ impl Rng {
     }
 
     /// Uniform in `0..n` (`n > 0`; the modulo bias is irrelevant here).
-    fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         (self.next_u64() % n as u64) as usize
     }
 
     /// True with probability `1 / n`.
-    fn one_in(&mut self, n: usize) -> bool {
+    pub(crate) fn one_in(&mut self, n: usize) -> bool {
         self.below(n) == 0
     }
 
@@ -116,7 +116,7 @@ fn random_pattern(rng: &mut Rng) -> String {
     p
 }
 
-fn random_robots(rng: &mut Rng) -> Vec<u8> {
+pub(crate) fn random_robots(rng: &mut Rng) -> Vec<u8> {
     const UA_KEYS: &[&str] =
         &["User-agent:", "user-agent:", "USER-AGENT :", "useragent:"];
     const UA_VALUES: &[&str] =
@@ -181,7 +181,7 @@ fn random_robots(rng: &mut Rng) -> Vec<u8> {
     out.into_bytes()
 }
 
-fn random_url(rng: &mut Rng) -> Vec<u8> {
+pub(crate) fn random_url(rng: &mut Rng) -> Vec<u8> {
     let mut url = String::from("http://x");
     match rng.below(20) {
         0 => return url.into_bytes(),

@@ -6,6 +6,8 @@
 
 mod util;
 
+#[cfg(feature = "compile")]
+mod bundle;
 #[cfg(feature = "cli")]
 mod cli;
 #[cfg(feature = "compile")]
