@@ -110,6 +110,18 @@ impl Run {
         String::from_utf8(self.stdout.clone()).unwrap()
     }
 
+    /// Asserts that stderr contains every one of `needles`.
+    fn stderr_has(&self, needles: &[&str]) {
+        for needle in needles {
+            assert!(
+                self.stderr.contains(needle),
+                "robofilter {}: {needle:?} not in stderr:\n{}",
+                self.args,
+                self.stderr
+            );
+        }
+    }
+
     /// Asserts exit status 2 with an error message containing `needles`.
     fn fails(&self, needles: &[&str]) {
         assert_eq!(
@@ -137,8 +149,8 @@ impl Run {
             .lines()
             .find(|l| l.contains(" lines: "))
             .unwrap_or_else(|| panic!("no summary in:\n{}", self.stderr));
-        // robofilter: N lines: A allowed, D disallowed, I invalid (E empty)
-        // in T s (X M lines/s)
+        // robofilter: N lines: A allowed, D disallowed, U unknown, I invalid
+        // (E empty) in T s (X M lines/s)
         let words: Vec<&str> = line.split_whitespace().collect();
         let num = |i: usize| -> u64 {
             words[i].trim_matches(|c| c == '(').parse().unwrap_or_else(|_| {
@@ -146,12 +158,16 @@ impl Run {
             })
         };
         assert_eq!(
-            (words[0], words[2], words[4], words[6], words[8], words[10]),
+            (
+                words[0], words[2], words[4], words[6], words[8], words[10],
+                words[12]
+            ),
             (
                 "robofilter:",
                 "lines:",
                 "allowed,",
                 "disallowed,",
+                "unknown,",
                 "invalid",
                 "empty)"
             ),
@@ -161,8 +177,9 @@ impl Run {
             lines: num(1),
             allowed: num(3),
             disallowed: num(5),
-            invalid: num(7),
-            empty: num(9),
+            unknown: num(7),
+            invalid: num(9),
+            empty: num(11),
         }
     }
 }
@@ -172,13 +189,17 @@ struct Summary {
     lines: u64,
     allowed: u64,
     disallowed: u64,
+    unknown: u64,
     invalid: u64,
     empty: u64,
 }
 
 impl Summary {
     fn assert_adds_up(&self) {
-        assert_eq!(self.lines, self.allowed + self.disallowed + self.invalid);
+        assert_eq!(
+            self.lines,
+            self.allowed + self.disallowed + self.unknown + self.invalid
+        );
         assert!(self.empty <= self.invalid, "{self:?}");
     }
 }
@@ -271,7 +292,14 @@ fn filter_default_emits_allowed_urls_unchanged() {
     summary.assert_adds_up();
     assert_eq!(
         summary,
-        Summary { lines: 9, allowed: 3, disallowed: 2, invalid: 4, empty: 2 }
+        Summary {
+            lines: 9,
+            allowed: 3,
+            disallowed: 2,
+            unknown: 0,
+            invalid: 4,
+            empty: 2
+        }
     );
     // The first not-a-URL lines are reported by number.
     assert!(
@@ -779,4 +807,145 @@ fn check_agrees_with_google_vectors() {
     }
     assert_eq!(checked, vectors.len() - 2);
     assert!(failed.is_empty(), "disagreements: {failed:#?}");
+}
+
+/// The bundle fixtures (see data/bundle/README.md).
+fn bundle_fixture(name: &str) -> String {
+    crate::util::data_dir().join("bundle").join(name).display().to_string()
+}
+
+/// URLs over the manifest fixture's hosts, one unknown host, and a line
+/// that is not a URL.
+const BUNDLE_URLS: &str = "http://a.example/private/x\n\
+                           https://A.EXAMPLE:443/public\n\
+                           http://b.example/caf%E9/\n\
+                           http://c.example/anything\n\
+                           http://d.example/\n\
+                           http://e.example/\n\
+                           http://f.example/\n\
+                           http://g.example/g/1\n\
+                           http://h.example/\n\
+                           http://i.example:8080/x\n\
+                           http://i.example/x\n\
+                           http://j.example/\n\
+                           http://k.example/x\n\
+                           http://nobody.example/\n\
+                           not a url\n";
+
+#[test]
+fn bundle_from_manifest_decides_by_host_and_fetch_outcome() {
+    let dir = Dir::new("bundle-manifest");
+    let manifest = bundle_fixture("manifest.jsonl");
+    let run = dir.run(&["compile", "--manifest", &manifest, "-o", "b.bin"]);
+    run.ok();
+    run.stderr_has(&["11 hosts", "3 allow all", "3 disallow all"]);
+    dir.write("urls.txt", BUNDLE_URLS);
+    let args = ["filter", "b.bin", "--agent", "Bot", "--emit", "all"];
+    let run = dir.run(&[&args[..], &["urls.txt"]].concat());
+    assert_eq!(
+        run.ok(),
+        "disallow\thttp://a.example/private/x\n\
+         allow\thttps://A.EXAMPLE:443/public\n\
+         disallow\thttp://b.example/caf%E9/\n\
+         allow\thttp://c.example/anything\n\
+         disallow\thttp://d.example/\n\
+         disallow\thttp://e.example/\n\
+         disallow\thttp://f.example/\n\
+         disallow\thttp://g.example/g/1\n\
+         allow\thttp://h.example/\n\
+         allow\thttp://i.example:8080/x\n\
+         unknown\thttp://i.example/x\n\
+         allow\thttp://j.example/\n\
+         allow\thttp://k.example/x\n\
+         unknown\thttp://nobody.example/\n\
+         invalid\tnot a url\n"
+    );
+    let summary = run.summary();
+    summary.assert_adds_up();
+    assert_eq!((summary.unknown, summary.invalid), (2, 1));
+    // --emit unknown selects exactly the hosts without an entry.
+    let run = dir.run(&[
+        "filter", "b.bin", "--agent", "Bot", "--emit", "unknown", "urls.txt",
+    ]);
+    assert_eq!(run.ok(), "http://i.example/x\nhttp://nobody.example/\n");
+}
+
+#[test]
+fn bundle_from_hosts_dir_and_warc_agree_with_single_files() {
+    let dir = Dir::new("bundle-dir");
+    let hosts = bundle_fixture("hosts");
+    dir.run(&["compile", "--hosts", &hosts, "-o", "h.bin"]).ok();
+    // Each host decides exactly as its own robots.txt compiled alone.
+    let paths = ["/", "/private/", "/private/x", "/a?b", "/robots.txt"];
+    for name in ["a.example", "b.example", "c.example:8080", "d.example"] {
+        let robots = format!("{hosts}/{name}.txt");
+        let urls: Vec<String> =
+            paths.iter().map(|p| format!("http://{name}{p}")).collect();
+        let mut check = vec!["check", "--agent", "Bot", &robots];
+        check.extend(urls.iter().map(String::as_str));
+        let want = dir.run(&check).ok();
+        dir.write("u.txt", urls.join("\n"));
+        let got = dir
+            .run(&[
+                "filter", "h.bin", "--agent", "Bot", "--emit", "all", "u.txt",
+            ])
+            .ok();
+        assert_eq!(got, want, "{name}");
+    }
+    // The gzip and plain WARC fixtures give byte-identical bundles.
+    let warc = bundle_fixture("robots.warc");
+    let warc_gz = bundle_fixture("robots.warc.gz");
+    dir.run(&["compile", "--warc", &warc, "-o", "w.bin"]).ok();
+    dir.run(&["compile", "--warc", &warc_gz, "-o", "wgz.bin"]).ok();
+    assert_eq!(dir.read("w.bin"), dir.read("wgz.bin"));
+    let run = dir.run(&["inspect", "w.bin"]);
+    let out = run.ok();
+    assert!(
+        out.contains("host: c.example\tfetch HTTP 500\tdisallow all"),
+        "{out}"
+    );
+    assert!(
+        out.contains("host: e.example\tfetch HTTP 302\tallow all"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "host: n.example\tfetch more than five redirects\tallow all"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn filter_reads_gzip_and_zstd_and_prints_json() {
+    use std::io::Write as _;
+    let dir = compiled("filter-compressed", &[]);
+    let plain = "http://x/private/1\nhttp://x/ok\n\nhttp://x/caf\u{e9}\n";
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), Default::default());
+    gz.write_all(plain.as_bytes()).unwrap();
+    dir.write("u.gz", gz.finish().unwrap());
+    dir.write("u.zst", zstd::encode_all(plain.as_bytes(), 3).unwrap());
+    dir.write("u.txt", plain);
+    let all = ["filter", "rules.bin", "--agent", "Bot", "--emit", "all"];
+    let want = dir.run(&[&all[..], &["u.txt"]].concat()).ok();
+    assert_eq!(want.lines().count(), 4);
+    for input in ["u.gz", "u.zst"] {
+        assert_eq!(dir.run(&[&all[..], &[input]].concat()).ok(), want);
+        let stdin = dir.read(input);
+        let run = dir.run_with(&[&all[..], &["-"]].concat(), &stdin);
+        assert_eq!(run.ok(), want, "{input} on stdin");
+    }
+    let json =
+        dir.run(&[&all[..], &["--json", "--explain", "u.txt"]].concat()).ok();
+    let rows: Vec<serde_json::Value> =
+        json.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(rows.len(), 4);
+    assert_eq!(rows[0]["verdict"], "disallow");
+    assert_eq!(rows[0]["host"], "x");
+    assert_eq!(rows[0]["line"], 7);
+    assert_eq!(rows[0]["pattern"], "/private");
+    assert_eq!(rows[1]["verdict"], "allow");
+    assert_eq!(rows[1]["line"], serde_json::Value::Null);
+    assert_eq!(rows[2]["verdict"], "invalid");
+    assert_eq!(rows[3]["url"], "http://x/caf\u{e9}");
 }

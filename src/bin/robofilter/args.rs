@@ -24,18 +24,32 @@ Input lines:
   space, or does not start with `scheme://`, where scheme is
   `[A-Za-z][A-Za-z0-9+.-]*`.
 
+Inputs may be plain, gzip or zstd (told by their first bytes).
+
+Rules:
+  A rules file from `compile ROBOTS_TXT` applies to every URL. With a
+  bundle (from `compile --hosts/--manifest/--warc`), each URL's authority
+  selects its host's rules; a host without an entry gets the verdict
+  `unknown`, never a silent allow.
+
 Output:
-  --emit allowed (default) and --emit disallowed print the selected URLs,
-  one per line, as read (without the `\\r`). --emit all prints one line per
-  input line, in input order: `allow<TAB>URL`, `disallow<TAB>URL`, or
-  `invalid<TAB>LINE`.
+  --emit allowed (default), --emit disallowed and --emit unknown print the
+  selected URLs, one per line, as read (without the `\\r`). --emit all
+  prints one line per input line, in input order: `allow<TAB>URL`,
+  `disallow<TAB>URL`, `unknown<TAB>URL`, or `invalid<TAB>LINE`.
+  --explain adds a tab and the reason; --json prints one object per
+  selected line instead.
 
 Empty and invalid lines are counted and reported on stderr (with the first
 few line numbers), followed by the summary:
-  robofilter: N lines: A allowed, D disallowed, I invalid (E empty) in T s
-  (X M lines/s)
+  robofilter: N lines: A allowed, D disallowed, U unknown, I invalid (E
+  empty) in T s (X M lines/s)
+Every line is counted once: N = A + D + U + I.
 
-Input files are memory-mapped: do not modify them while robofilter runs.";
+A progress bar is shown on stderr when it is a terminal.
+
+Plain input files are memory-mapped: do not modify them while robofilter
+runs.";
 
 /// Compile robots.txt into verdict automata and filter URL lists.
 #[derive(Debug, Parser)]
@@ -60,7 +74,14 @@ pub enum Command {
     /// the order given. The robots.txt is compiled in memory for the agent.
     #[command(after_help = EXIT_CODES)]
     Check(CheckArgs),
-    /// Compile a robots.txt into a rules file.
+    /// Compile a robots.txt into a rules file, or many hosts' robots.txt
+    /// files and fetch outcomes into a bundle.
+    ///
+    /// A bundle maps each host (its authority: lower-case host, `:port`
+    /// unless 80 or 443) to its rules. Fetch outcomes follow RFC 9309
+    /// §2.3.1: 2xx: the body's rules; 3xx not followed to the end, 4xx
+    /// (except 429) and more than five redirects: allow all; 429, 5xx and
+    /// unreachable: disallow all. Identical bodies are compiled once.
     ///
     /// The file is written under a temporary name in the output's directory
     /// and renamed into place. A one-line summary goes to stderr.
@@ -83,13 +104,15 @@ pub enum Command {
     /// `no group`.
     #[command(after_help = EXIT_CODES)]
     Explain(ExplainArgs),
-    /// Describe a robots.txt or a rules file.
+    /// Describe a robots.txt, a rules file or a bundle.
     ///
     /// Prints one fact per line: dialect, parse limit, groups (engine, rule
     /// count, DFA states and byte classes, size, budget notes), agents and
     /// their groups (with the `*` fallback), sitemaps, crawl-delays and the
     /// parser's diagnostics, with line numbers. A robots.txt is compiled
-    /// in memory for all agents.
+    /// in memory for all agents. For a bundle: one line per host
+    /// (`host: NAME<TAB>fetch STATUS<TAB>member M (N bytes)|allow
+    /// all|disallow all`), or with --host, that host's rules in full.
     #[command(after_help = EXIT_CODES)]
     Inspect(InspectArgs),
 }
@@ -131,6 +154,11 @@ pub struct CheckArgs {
 
 /// `robofilter compile`.
 #[derive(Debug, Args)]
+#[command(group(
+    clap::ArgGroup::new("input")
+        .required(true)
+        .args(["robots", "hosts", "manifest", "warc"])
+))]
 pub struct CompileArgs {
     /// The dialect [default: rfc9309].
     #[arg(long, value_enum)]
@@ -149,8 +177,20 @@ pub struct CompileArgs {
     pub dfa_state_limit: Option<usize>,
     /// The robots.txt (`-`: stdin).
     #[arg(value_name = "ROBOTS_TXT")]
-    pub robots: PathBuf,
-    /// The rules file to write (replaced atomically).
+    pub robots: Option<PathBuf>,
+    /// Build a bundle from a directory of `<host>.txt` robots.txt files.
+    #[arg(long, value_name = "DIR")]
+    pub hosts: Option<PathBuf>,
+    /// Build a bundle from a JSON-lines manifest of fetch outcomes: `host`,
+    /// `status` (HTTP status or "unreachable"), optional `body` or
+    /// `body_base64`, optional `redirects`. May be gzip or zstd.
+    #[arg(long, value_name = "FILE.jsonl")]
+    pub manifest: Option<PathBuf>,
+    /// Build a bundle from the robots.txt captures (`response` records) of
+    /// a WARC file (plain, gzip or zstd).
+    #[arg(long, value_name = "FILE.warc[.gz]")]
+    pub warc: Option<PathBuf>,
+    /// The rules file or bundle to write (replaced atomically).
     #[arg(short, long, value_name = "RULES")]
     pub output: PathBuf,
 }
@@ -163,6 +203,8 @@ pub enum Emit {
     Allowed,
     /// The disallowed URLs.
     Disallowed,
+    /// The URLs whose host has no entry in the bundle.
+    Unknown,
     /// Every input line with its verdict (or `invalid`).
     All,
 }
@@ -179,6 +221,15 @@ pub struct FilterArgs {
     /// What to print.
     #[arg(long, value_enum, default_value_t = Emit::Allowed)]
     pub emit: Emit,
+    /// Print one JSON object per selected line instead: `url` (or
+    /// `url_base64` when the line is not UTF-8), `verdict`, `host`.
+    #[arg(long)]
+    pub json: bool,
+    /// Add why: the deciding rule (a tab-separated column, or `reason`,
+    /// `line` and `pattern` with --json). Slower: every selected URL is
+    /// matched again rule by rule.
+    #[arg(long)]
+    pub explain: bool,
     /// Write to this file (replaced atomically) instead of stdout.
     #[arg(short, long, value_name = "OUT")]
     pub output: Option<PathBuf>,
@@ -224,4 +275,8 @@ pub struct InspectArgs {
     /// keeps the dialect it was compiled with.
     #[arg(long, value_enum)]
     pub dialect: Option<DialectArg>,
+    /// For a bundle: show this host's rules in full (default: list the
+    /// hosts).
+    #[arg(long, value_name = "HOST")]
+    pub host: Option<String>,
 }

@@ -1,13 +1,19 @@
-//! `robofilter compile ROBOTS_TXT -o RULES`.
+//! `robofilter compile ROBOTS_TXT -o RULES`, and bundles:
+//! `robofilter compile --hosts DIR | --manifest FILE | --warc FILE -o RULES`.
 
 use std::io::Write;
+use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use robofilter::{Config, Dialect, EngineKind};
+use robofilter::{
+    AlignedBytes, Bundle, BundleBuilder, Config, Dialect, EngineKind,
+    HostRules,
+};
 
 use crate::args::CompileArgs;
 use crate::files::{self, AtomicFile};
+use crate::sources::{self, HostSource, SourceStats};
 
 pub fn run(args: CompileArgs) -> Result<()> {
     let start = Instant::now();
@@ -28,42 +34,152 @@ pub fn run(args: CompileArgs) -> Result<()> {
     if let Some(states) = args.dfa_state_limit {
         config = config.dfa_state_limit(states);
     }
-    let body = files::read(&args.robots, "robots.txt")?;
-    let bytes = files::compile(&body, config, &args.robots)?;
+    let (sources, stats) = if let Some(dir) = &args.hosts {
+        sources::read_hosts_dir(dir)?
+    } else if let Some(path) = &args.manifest {
+        sources::read_manifest(path)?
+    } else if let Some(path) = &args.warc {
+        sources::read_warc(path)?
+    } else {
+        let robots = args.robots.as_deref().expect("clap requires one input");
+        return single(robots, config, &args.output, start);
+    };
+    bundle(sources, &stats, config, &args.output, start)
+}
+
+/// Compiles one robots.txt into a rules file.
+fn single(
+    robots: &Path,
+    config: Config,
+    output: &Path,
+    start: Instant,
+) -> Result<()> {
+    let dialect = config.get_dialect();
+    let body = files::read(robots, "robots.txt")?;
+    let bytes = files::compile(&body, config, robots)?;
     // Load what was compiled: a self-check, and the facts for the summary.
-    let rules = files::load_rules(&bytes, &args.output)
+    let rules = files::load_rules(&bytes, output)
         .context("internal error: the compiled rules do not load")?;
+    write(output, &bytes)?;
 
-    let mut out = AtomicFile::create(&args.output)?;
-    out.write_all(&bytes).with_context(|| {
-        format!("cannot write output '{}'", args.output.display())
-    })?;
-    out.commit()?;
-
-    let (mut dfa, mut split, mut direct, mut allow_all, mut groups) =
-        (0, 0, 0, 0, 0);
-    for g in rules.groups() {
-        groups += 1;
-        match g.engine() {
-            EngineKind::VerdictDfa => dfa += 1,
-            EngineKind::SplitDfa => split += 1,
-            EngineKind::Direct => direct += 1,
-            EngineKind::AllowAll => allow_all += 1,
-        }
-    }
+    let engines = EngineCounts::of(&rules);
     let agents = rules.agents().count();
     let fallback = if rules.is_all_agents() { " + * fallback" } else { "" };
     eprintln!(
-        "robofilter: {}: {dialect}, {} (dfa {dfa}, split-dfa {split}, \
-         direct {direct}, allow-all {allow_all}), {}{fallback}, {} bytes, compiled in \
-         {:.3} s",
-        args.output.display(),
-        count(groups, "group"),
+        "robofilter: {}: {dialect}, {}, {}{fallback}, {} bytes, compiled \
+         in {:.3} s",
+        output.display(),
+        engines.describe(),
         count(agents, "agent"),
         bytes.len(),
         start.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// Compiles many hosts into a bundle.
+fn bundle(
+    sources: Vec<HostSource>,
+    stats: &SourceStats,
+    config: Config,
+    output: &Path,
+    start: Instant,
+) -> Result<()> {
+    let dialect = config.get_dialect();
+    let mut builder = BundleBuilder::new(config);
+    for s in sources {
+        builder.add(&s.host, s.fetch).with_context(|| s.origin.clone())?;
+    }
+    let bytes = builder.finish().context("cannot build the bundle")?;
+    let bytes = AlignedBytes::from(&bytes[..]);
+    let bundle = Bundle::from_bytes(bytes.as_bytes())
+        .context("internal error: the bundle does not load")?;
+    // Check every member once: the self-check `filter` would otherwise do
+    // lazily, and the facts for the summary.
+    let mut engines = EngineCounts::default();
+    for m in 0..bundle.member_len() {
+        let rules = bundle
+            .member(m)
+            .context("internal error: a bundle member does not load")?;
+        engines.add(&rules);
+    }
+    write(output, bytes.as_bytes())?;
+
+    let (mut rules, mut allow, mut disallow) = (0, 0, 0);
+    for h in bundle.hosts() {
+        match h.rules() {
+            HostRules::Member(_) => rules += 1,
+            HostRules::AllowAll => allow += 1,
+            HostRules::DisallowAll => disallow += 1,
+        }
+    }
+    for note in &stats.notes {
+        eprintln!("robofilter: note: {note}");
+    }
+    let hosts = bundle.host_len();
+    eprintln!(
+        "robofilter: {}: {dialect} bundle, {} ({rules} by robots.txt, \
+         {allow} allow all, {disallow} disallow all), {} distinct \
+         robots.txt, {}, {} bytes ({:.0} per host), compiled in {:.3} s",
+        output.display(),
+        count(hosts, "host"),
+        bundle.member_len(),
+        engines.describe(),
+        bytes.as_bytes().len(),
+        bytes.as_bytes().len() as f64 / hosts.max(1) as f64,
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn write(output: &Path, bytes: &[u8]) -> Result<()> {
+    let mut out = AtomicFile::create(output)?;
+    out.write_all(bytes).with_context(|| {
+        format!("cannot write output '{}'", output.display())
+    })?;
+    out.commit()
+}
+
+/// Groups by engine.
+#[derive(Default)]
+struct EngineCounts {
+    groups: usize,
+    dfa: usize,
+    split: usize,
+    direct: usize,
+    allow_all: usize,
+}
+
+impl EngineCounts {
+    fn of(rules: &robofilter::Rules<'_>) -> EngineCounts {
+        let mut c = EngineCounts::default();
+        c.add(rules);
+        c
+    }
+
+    fn add(&mut self, rules: &robofilter::Rules<'_>) {
+        for g in rules.groups() {
+            self.groups += 1;
+            match g.engine() {
+                EngineKind::VerdictDfa => self.dfa += 1,
+                EngineKind::SplitDfa => self.split += 1,
+                EngineKind::Direct => self.direct += 1,
+                EngineKind::AllowAll => self.allow_all += 1,
+            }
+        }
+    }
+
+    /// `3 groups (dfa 2, split-dfa 0, direct 0, allow-all 1)`.
+    fn describe(&self) -> String {
+        format!(
+            "{} (dfa {}, split-dfa {}, direct {}, allow-all {})",
+            count(self.groups, "group"),
+            self.dfa,
+            self.split,
+            self.direct,
+            self.allow_all
+        )
+    }
 }
 
 /// `1 group`, `2 groups`.

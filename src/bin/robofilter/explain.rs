@@ -60,7 +60,7 @@ pub fn explain(args: ExplainArgs) -> Result<()> {
     out.finish()
 }
 
-fn write_reason(out: &mut impl Write, reason: Reason<'_>) -> Result<()> {
+pub fn write_reason(out: &mut impl Write, reason: Reason<'_>) -> Result<()> {
     match reason {
         Reason::Rule(rule) => write_rule(out, rule)?,
         Reason::IndexHtml(rule) => {

@@ -5,21 +5,32 @@
 //! chunks (a few per thread) is decided in parallel, each chunk into its own
 //! buffer, and the buffers are then written in input order. Output order is
 //! therefore input order for any thread count, and memory stays bounded by
-//! one batch: regular files are memory-mapped, stdin and pipes are read one
-//! batch-sized block at a time (a block ends at its last newline; the rest
-//! is carried into the next block).
+//! one batch: plain regular files are memory-mapped; stdin, pipes and
+//! gzip/zstd inputs are read one batch-sized block at a time (a block ends at
+//! its last newline; the rest is carried into the next block).
+//!
+//! With a bundle, each URL's authority selects its host's rules. A worker
+//! remembers the last host it looked up, so runs of URLs of one host cost
+//! one comparison each; each member rules file is checked and its matcher
+//! built the first time a URL of one of its hosts appears.
 
-use std::io::{self, Read, Write};
+use std::fmt::Write as _;
+use std::io::{self, BufRead, IsTerminal, Read, Write};
 use std::ops::AddAssign;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, anyhow};
+use indicatif::{ProgressBar, ProgressStyle};
 use memmap2::Mmap;
 use rayon::prelude::*;
-use robofilter::{Matcher, Verdict};
+use robofilter::{
+    Bundle, FetchStatus, HostRules, Matcher, Reason, Rules, Verdict,
+};
 
 use crate::args::{Emit, FilterArgs};
+use crate::explain::write_reason;
 use crate::files::{self, Output};
 
 /// The target chunk length; a chunk extends to the end of its last line.
@@ -43,10 +54,42 @@ pub fn run(args: FilterArgs) -> Result<()> {
         .context("cannot start the worker threads")?;
 
     let bytes = files::read(&args.rules, "rules file")?;
-    let rules = files::load_rules(&bytes, &args.rules)?;
-    let matcher = rules
-        .matcher(&args.agent)
-        .with_context(|| format!("rules file '{}'", args.rules.display()))?;
+    let rules_name = files::display(&args.rules);
+    // A single rules file applies to every URL; a bundle has per-host
+    // rules. Both are loaded here, so that the scope can borrow them.
+    let (single, bundle) = if Bundle::is_bundle(&bytes) {
+        let bundle = Bundle::from_bytes(&bytes)
+            .with_context(|| format!("bundle '{rules_name}'"))?;
+        (None, Some(bundle))
+    } else {
+        (Some(files::load_rules(&bytes, &args.rules)?), None)
+    };
+    let member_len = bundle.as_ref().map_or(0, Bundle::member_len);
+    let member_rules: Vec<OnceLock<Result<Rules<'_>, String>>> =
+        (0..member_len).map(|_| OnceLock::new()).collect();
+    let scope = match (&single, &bundle) {
+        (Some(rules), _) => Scope::Single(
+            rules
+                .matcher(&args.agent)
+                .with_context(|| format!("rules file '{rules_name}'"))?,
+        ),
+        (None, Some(bundle)) => {
+            let hosts = Hosts {
+                bundle,
+                rules: &member_rules,
+                matchers: member_rules
+                    .iter()
+                    .map(|_| OnceLock::new())
+                    .collect(),
+                agent: &args.agent,
+                name: &rules_name,
+            };
+            hosts.check_agent()?;
+            Scope::Hosts(hosts)
+        }
+        (None, None) => unreachable!("one of them is loaded"),
+    };
+
     // Open (and map) every input before writing anything, so that a bad
     // path fails the run before any output.
     let paths = if args.inputs.is_empty() {
@@ -56,8 +99,14 @@ pub fn run(args: FilterArgs) -> Result<()> {
     };
     let inputs: Vec<Input> =
         paths.iter().map(|p| Input::open(p)).collect::<Result<_>>()?;
+    let progress = progress_bar(&inputs);
 
-    let decider = Decider { matcher, emit: args.emit };
+    let decider = Decider {
+        scope,
+        emit: args.emit,
+        json: args.json,
+        explain: args.explain,
+    };
     let batch_len = threads * CHUNKS_PER_THREAD;
     let mut sink = Sink {
         out: Output::new(args.output.as_deref())?,
@@ -66,6 +115,7 @@ pub fn run(args: FilterArgs) -> Result<()> {
         counts: Counts::default(),
         bad: Vec::new(),
         spare: Vec::new(),
+        progress,
     };
     for (path, input) in paths.iter().zip(inputs) {
         let name = files::display(path);
@@ -73,50 +123,135 @@ pub fn run(args: FilterArgs) -> Result<()> {
         match input {
             Input::Map(map) => sink.process(&decider, &map, &mut file)?,
             Input::Empty => {}
-            Input::Stdin => {
-                sink.stream(&decider, io::stdin().lock(), &mut file)?
-            }
-            Input::Stream(f) => sink.stream(&decider, f, &mut file)?,
+            Input::Stream(r) => sink.stream(&decider, r, &mut file)?,
         }
     }
-    let Sink { out, counts, bad, .. } = sink;
+    let Sink { out, counts, bad, progress, .. } = sink;
     out.finish()?;
+    if let Some(p) = progress {
+        p.finish_and_clear();
+    }
     report(&counts, &bad, start);
     Ok(())
 }
 
+/// A progress bar over the inputs' octets, on stderr when it is a
+/// terminal; the length is known when every input is a plain file.
+fn progress_bar(inputs: &[Input]) -> Option<ProgressBar> {
+    if !io::stderr().is_terminal() {
+        return None;
+    }
+    let known: Option<u64> = inputs
+        .iter()
+        .map(|i| match i {
+            Input::Map(m) => Some(m.len() as u64),
+            Input::Empty => Some(0),
+            Input::Stream(_) => None,
+        })
+        .sum();
+    let bar = match known {
+        Some(len) => ProgressBar::new(len).with_style(
+            ProgressStyle::with_template(
+                "{bar:40} {bytes}/{total_bytes} {binary_bytes_per_sec} \
+                 eta {eta}",
+            )
+            .expect("valid template"),
+        ),
+        None => ProgressBar::new_spinner().with_style(
+            ProgressStyle::with_template(
+                "{spinner} {bytes} {binary_bytes_per_sec}",
+            )
+            .expect("valid template"),
+        ),
+    };
+    Some(bar)
+}
+
 /// One opened input.
 enum Input {
+    /// A plain regular file, mapped.
     Map(Mmap),
+    /// An empty regular file.
     Empty,
-    Stdin,
-    Stream(std::fs::File),
+    /// Stdin, a pipe, or a decompressed file.
+    Stream(Box<dyn Read>),
 }
 
 impl Input {
-    fn open(path: &std::path::Path) -> Result<Input> {
+    fn open(path: &Path) -> Result<Input> {
         const WHAT: &str = "URL list";
+        let name = files::display(path);
+        let stream = |r: Box<dyn BufRead>| -> Result<Input> {
+            Ok(Input::Stream(decompress(r, &name)?))
+        };
         if files::is_stdin(path) {
-            return Ok(Input::Stdin);
+            return stream(Box::new(io::BufReader::new(io::stdin())));
         }
         let (file, len) = files::open(path, WHAT)?;
-        Ok(match len {
-            Some(0) => Input::Empty,
-            Some(_) => Input::Map(files::map(&file, path, WHAT)?),
-            None => Input::Stream(file),
-        })
+        match len {
+            Some(0) => Ok(Input::Empty),
+            Some(_) => {
+                let map = files::map(&file, path, WHAT)?;
+                if Compression::detect(&map).is_none() {
+                    return Ok(Input::Map(map));
+                }
+                stream(Box::new(io::BufReader::new(file)))
+            }
+            None => stream(Box::new(io::BufReader::new(file))),
+        }
     }
 }
 
-/// Line counts. Every line is exactly one of allowed, disallowed or
-/// invalid; empty lines are a subset of the invalid ones.
+/// A compressed input format, told by its magic bytes.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+enum Compression {
+    Gzip,
+    Zstd,
+}
+
+impl Compression {
+    fn detect(head: &[u8]) -> Option<Compression> {
+        if head.starts_with(&[0x1f, 0x8b]) {
+            Some(Compression::Gzip)
+        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+            Some(Compression::Zstd)
+        } else {
+            None
+        }
+    }
+}
+
+/// Wraps `r` in a decoder if it starts with a gzip or zstd magic number.
+fn decompress(mut r: Box<dyn BufRead>, name: &str) -> Result<Box<dyn Read>> {
+    let head = r
+        .fill_buf()
+        .with_context(|| format!("cannot read URL list '{name}'"))?;
+    Ok(match Compression::detect(head) {
+        // Multi-member: concatenated gzip files are one stream.
+        Some(Compression::Gzip) => {
+            Box::new(flate2::bufread::MultiGzDecoder::new(r))
+        }
+        Some(Compression::Zstd) => Box::new(
+            zstd::stream::read::Decoder::with_buffer(r).with_context(
+                || format!("cannot start zstd decoding of '{name}'"),
+            )?,
+        ),
+        None => Box::new(r),
+    })
+}
+
+/// Line counts. Every line is exactly one of allowed, disallowed, unknown
+/// or invalid; empty lines are a subset of the invalid ones.
 #[derive(Clone, Copy, Debug, Default)]
 struct Counts {
     lines: u64,
     allowed: u64,
     disallowed: u64,
+    unknown: u64,
     invalid: u64,
     empty: u64,
+    /// Octets read, for the progress bar.
+    octets: u64,
 }
 
 impl AddAssign for Counts {
@@ -124,8 +259,10 @@ impl AddAssign for Counts {
         self.lines += o.lines;
         self.allowed += o.allowed;
         self.disallowed += o.disallowed;
+        self.unknown += o.unknown;
         self.invalid += o.invalid;
         self.empty += o.empty;
+        self.octets += o.octets;
     }
 }
 
@@ -171,10 +308,75 @@ fn has_scheme(line: &[u8]) -> bool {
     first.is_ascii_alphabetic() && rest[n..].starts_with(b"://")
 }
 
+/// Where verdicts come from.
+enum Scope<'r, 'a> {
+    /// One rules file for every URL.
+    Single(Matcher<'r, 'a>),
+    /// A bundle: each URL's host has its rules, or none (`unknown`).
+    Hosts(Hosts<'r, 'a>),
+}
+
+/// A bundle's hosts, with members and matchers built on first use.
+struct Hosts<'r, 'a> {
+    bundle: &'r Bundle<'a>,
+    /// The loaded members (checked on first use).
+    rules: &'r [OnceLock<Result<Rules<'a>, String>>],
+    /// The agent's matcher per member.
+    matchers: Vec<OnceLock<Result<Matcher<'r, 'a>, String>>>,
+    agent: &'r str,
+    /// The bundle's name, for messages.
+    name: &'r str,
+}
+
+impl<'r, 'a> Hosts<'r, 'a> {
+    /// The agent's matcher for member `m`.
+    fn matcher(&self, m: usize) -> Result<&Matcher<'r, 'a>, String> {
+        self.matchers[m]
+            .get_or_init(|| {
+                let rules = self.rules[m].get_or_init(|| {
+                    self.bundle.member(m).map_err(|e| e.to_string())
+                });
+                let rules = rules.as_ref().map_err(Clone::clone)?;
+                rules.matcher(self.agent).map_err(|e| e.to_string())
+            })
+            .as_ref()
+            .map_err(|e| format!("bundle '{}', member {m}: {e}", self.name))
+    }
+
+    /// Fails early if the bundle was compiled for other agents (every
+    /// member is compiled with the same agents, so one tells).
+    fn check_agent(&self) -> Result<()> {
+        if self.bundle.member_len() > 0 {
+            self.matcher(0).map_err(|e| anyhow!(e))?;
+        }
+        Ok(())
+    }
+}
+
+/// What decides one URL.
+#[derive(Clone, Copy)]
+enum Target<'m, 'r, 'a> {
+    /// The host's robots.txt rules.
+    Rules(&'m Matcher<'r, 'a>),
+    /// The fetch outcome decides every URL of the host.
+    Fixed(Verdict, FetchStatus),
+    /// The bundle has no entry for the host.
+    Unknown,
+}
+
+/// A worker's memory of the last host looked up.
+struct HostCache<'m, 'r, 'a> {
+    key: Vec<u8>,
+    last_key: Vec<u8>,
+    last: Option<Target<'m, 'r, 'a>>,
+}
+
 /// Decides chunks; shared by the worker threads.
 struct Decider<'r, 'a> {
-    matcher: Matcher<'r, 'a>,
+    scope: Scope<'r, 'a>,
     emit: Emit,
+    json: bool,
+    explain: bool,
 }
 
 /// A not-a-URL line: its 0-based index in its chunk, and whether it was
@@ -186,57 +388,134 @@ struct ChunkOut {
     out: Vec<u8>,
     counts: Counts,
     bad: Vec<BadLine>,
+    /// A member of the bundle that could not be loaded: ends the run.
+    error: Option<String>,
 }
 
-impl Decider<'_, '_> {
+/// A line's outcome.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+enum Outcome {
+    Allow,
+    Disallow,
+    Unknown,
+    Invalid,
+}
+
+impl Outcome {
+    fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Allow => "allow",
+            Outcome::Disallow => "disallow",
+            Outcome::Unknown => "unknown",
+            Outcome::Invalid => "invalid",
+        }
+    }
+}
+
+impl From<Verdict> for Outcome {
+    fn from(v: Verdict) -> Outcome {
+        match v {
+            Verdict::Allow => Outcome::Allow,
+            Verdict::Disallow => Outcome::Disallow,
+        }
+    }
+}
+
+impl<'r, 'a> Decider<'r, 'a> {
     /// Decides every line of a chunk (the last line may lack its `\n`),
     /// appending the output to `out` (an empty buffer, reused across
     /// batches so that its pages are not faulted in again for every chunk).
     fn chunk(&self, chunk: &[u8], mut out: Vec<u8>) -> ChunkOut {
         let cap = match self.emit {
             Emit::All => chunk.len() + chunk.len() / 4,
-            Emit::Allowed | Emit::Disallowed => chunk.len(),
+            _ => chunk.len(),
         };
         out.reserve(cap);
-        let mut c =
-            ChunkOut { out, counts: Counts::default(), bad: Vec::new() };
+        let mut c = ChunkOut {
+            out,
+            counts: Counts::default(),
+            bad: Vec::new(),
+            error: None,
+        };
+        c.counts.octets = chunk.len() as u64;
+        let mut cache =
+            HostCache { key: Vec::new(), last_key: Vec::new(), last: None };
         let mut start = 0;
         for nl in memchr::memchr_iter(b'\n', chunk) {
-            self.line(&chunk[start..nl], &mut c);
+            if let Err(e) = self.line(&chunk[start..nl], &mut c, &mut cache) {
+                c.error = Some(e);
+                return c;
+            }
             start = nl + 1;
         }
         if start < chunk.len() {
-            self.line(&chunk[start..], &mut c);
+            if let Err(e) = self.line(&chunk[start..], &mut c, &mut cache) {
+                c.error = Some(e);
+            }
         }
         c
     }
 
+    /// What decides `url`: the host's rules, a fixed verdict, or nothing.
     #[inline]
-    fn line(&self, line: &[u8], c: &mut ChunkOut) {
+    fn target<'m>(
+        &'m self,
+        url: &[u8],
+        cache: &mut HostCache<'m, 'r, 'a>,
+    ) -> Result<Target<'m, 'r, 'a>, String> {
+        let hosts = match &self.scope {
+            Scope::Single(m) => return Ok(Target::Rules(m)),
+            Scope::Hosts(h) => h,
+        };
+        if !robofilter::url_authority(url, &mut cache.key) {
+            return Ok(Target::Unknown);
+        }
+        if let Some(t) = cache.last {
+            if cache.key == cache.last_key {
+                return Ok(t);
+            }
+        }
+        let target = match hosts.bundle.find(&cache.key) {
+            None => Target::Unknown,
+            Some(i) => {
+                let host = hosts.bundle.host(i);
+                match host.rules() {
+                    HostRules::Member(m) => Target::Rules(hosts.matcher(m)?),
+                    HostRules::AllowAll => {
+                        Target::Fixed(Verdict::Allow, host.status())
+                    }
+                    HostRules::DisallowAll => {
+                        Target::Fixed(Verdict::Disallow, host.status())
+                    }
+                }
+            }
+        };
+        core::mem::swap(&mut cache.key, &mut cache.last_key);
+        cache.last = Some(target);
+        Ok(target)
+    }
+
+    #[inline]
+    fn line<'m>(
+        &'m self,
+        line: &[u8],
+        c: &mut ChunkOut,
+        cache: &mut HostCache<'m, 'r, 'a>,
+    ) -> Result<(), String> {
         let index = c.counts.lines;
         c.counts.lines += 1;
-        let (tag, text): (&[u8], &[u8]) = match classify(line) {
+        let (outcome, text, target) = match classify(line) {
             Line::Url(url) => {
-                let verdict = self.matcher.decide(url);
-                let selected = match verdict {
-                    Verdict::Allow => {
-                        c.counts.allowed += 1;
-                        self.emit == Emit::Allowed
-                    }
-                    Verdict::Disallow => {
-                        c.counts.disallowed += 1;
-                        self.emit == Emit::Disallowed
-                    }
+                let target = self.target(url, cache)?;
+                let outcome = match target {
+                    Target::Rules(m) => Outcome::from(m.decide(url)),
+                    Target::Fixed(v, _) => Outcome::from(v),
+                    Target::Unknown => Outcome::Unknown,
                 };
-                if selected {
-                    c.out.extend_from_slice(url);
-                    c.out.push(b'\n');
-                }
-                (verdict.as_str().as_bytes(), url)
+                (outcome, url, Some(target))
             }
             bad @ (Line::Empty | Line::Invalid(_)) => {
                 let empty = bad == Line::Empty;
-                c.counts.invalid += 1;
                 c.counts.empty += u64::from(empty);
                 if c.bad.len() < REPORT_LEN {
                     c.bad.push((index, empty));
@@ -245,16 +524,166 @@ impl Decider<'_, '_> {
                     Line::Invalid(text) => text,
                     _ => b"",
                 };
-                (b"invalid", text)
+                (Outcome::Invalid, text, None)
             }
         };
-        if self.emit == Emit::All {
-            c.out.extend_from_slice(tag);
-            c.out.push(b'\t');
+        let selected = match outcome {
+            Outcome::Allow => {
+                c.counts.allowed += 1;
+                self.emit == Emit::Allowed
+            }
+            Outcome::Disallow => {
+                c.counts.disallowed += 1;
+                self.emit == Emit::Disallowed
+            }
+            Outcome::Unknown => {
+                c.counts.unknown += 1;
+                self.emit == Emit::Unknown
+            }
+            Outcome::Invalid => {
+                c.counts.invalid += 1;
+                false
+            }
+        } || self.emit == Emit::All;
+        if !selected {
+            return Ok(());
+        }
+        if self.json {
+            self.write_json(&mut c.out, outcome, text, target);
+        } else {
+            if self.emit == Emit::All {
+                c.out.extend_from_slice(outcome.as_str().as_bytes());
+                c.out.push(b'\t');
+            }
             c.out.extend_from_slice(text);
+            if self.explain {
+                c.out.push(b'\t');
+                write_why(&mut c.out, text, target);
+            }
             c.out.push(b'\n');
         }
+        Ok(())
     }
+
+    /// `{"url":...,"verdict":...,"host":...}` with, for `--explain`,
+    /// `"reason"`, `"line"` and `"pattern"` (null when no rule decided).
+    fn write_json(
+        &self,
+        out: &mut Vec<u8>,
+        outcome: Outcome,
+        text: &[u8],
+        target: Option<Target<'_, '_, '_>>,
+    ) {
+        out.push(b'{');
+        json_bytes_field(out, "url", text);
+        write!(Json(out), ",\"verdict\":\"{}\"", outcome.as_str())
+            .expect("vec");
+        out.extend_from_slice(b",\"host\":");
+        let mut host = Vec::new();
+        if target.is_some() && robofilter::url_authority(text, &mut host) {
+            json_string(out, &host);
+        } else {
+            out.extend_from_slice(b"null");
+        }
+        if self.explain {
+            out.extend_from_slice(b",\"reason\":");
+            let mut why = Vec::new();
+            write_why(&mut why, text, target);
+            json_string(out, &why);
+            let rule = match target {
+                Some(Target::Rules(m)) => match m.explain(text).reason() {
+                    Reason::Rule(r) | Reason::IndexHtml(r) => Some(r),
+                    _ => None,
+                },
+                _ => None,
+            };
+            match rule {
+                Some(r) => {
+                    write!(Json(out), ",\"line\":{},\"pattern\":", r.line())
+                        .expect("vec");
+                    json_string(out, r.pattern());
+                }
+                None => {
+                    out.extend_from_slice(b",\"line\":null,\"pattern\":null")
+                }
+            }
+        }
+        out.extend_from_slice(b"}\n");
+    }
+}
+
+/// Why a line got its outcome, in words (the `explain` command's REASON).
+fn write_why(
+    out: &mut Vec<u8>,
+    url: &[u8],
+    target: Option<Target<'_, '_, '_>>,
+) {
+    match target {
+        Some(Target::Rules(m)) => {
+            let why = m.explain(url);
+            write_reason(out, why.reason()).expect("vec");
+        }
+        Some(Target::Fixed(v, status)) => {
+            let what = match v {
+                Verdict::Allow => "unavailable: allow all",
+                Verdict::Disallow => "unreachable: disallow all",
+            };
+            write!(Json(out), "robots.txt {status}, {what} (RFC 9309)")
+                .expect("vec");
+        }
+        Some(Target::Unknown) => {
+            let mut host = Vec::new();
+            if robofilter::url_authority(url, &mut host) {
+                out.extend_from_slice(b"no entry for host ");
+                out.extend_from_slice(&host);
+            } else {
+                out.extend_from_slice(b"no host in the URL");
+            }
+        }
+        None => out.extend_from_slice(b"not a URL"),
+    }
+}
+
+/// `fmt::Write` into a byte vector.
+struct Json<'v>(&'v mut Vec<u8>);
+
+impl std::fmt::Write for Json<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.0.extend_from_slice(s.as_bytes());
+        Ok(())
+    }
+}
+
+/// `"name":"text"` if `text` is UTF-8, else `"name_base64":"..."` (JSON
+/// strings cannot carry arbitrary octets; the bytes stay exact).
+fn json_bytes_field(out: &mut Vec<u8>, name: &str, text: &[u8]) {
+    use base64::Engine as _;
+    if std::str::from_utf8(text).is_ok() {
+        write!(Json(out), "\"{name}\":").expect("vec");
+        json_string(out, text);
+    } else {
+        let b64 = base64::engine::general_purpose::STANDARD.encode(text);
+        write!(Json(out), "\"{name}_base64\":\"{b64}\"").expect("vec");
+    }
+}
+
+/// A JSON string of UTF-8 `s` (invalid octets become U+FFFD).
+fn json_string(out: &mut Vec<u8>, s: &[u8]) {
+    out.push(b'"');
+    for ch in String::from_utf8_lossy(s).chars() {
+        match ch {
+            '"' => out.extend_from_slice(b"\\\""),
+            '\\' => out.extend_from_slice(b"\\\\"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                write!(Json(out), "\\u{:04x}", c as u32).expect("vec")
+            }
+            c => {
+                let mut buf = [0; 4];
+                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            }
+        }
+    }
+    out.push(b'"');
 }
 
 /// The input being read: its name and the lines already read.
@@ -276,6 +705,7 @@ struct Sink<W> {
     bad: Vec<(String, u64, bool)>,
     /// Emptied output buffers of earlier batches, for reuse.
     spare: Vec<Vec<u8>>,
+    progress: Option<ProgressBar>,
 }
 
 impl<W: Write> Sink<W> {
@@ -299,6 +729,9 @@ impl<W: Write> Sink<W> {
                 .map(|(c, buf)| decider.chunk(c, buf))
                 .collect();
             for mut c in outs {
+                if let Some(e) = c.error {
+                    return Err(anyhow!(e));
+                }
                 self.out.write_all(&c.out).context("cannot write output")?;
                 c.out.clear();
                 self.spare.push(c.out);
@@ -309,6 +742,9 @@ impl<W: Write> Sink<W> {
                     }
                 }
                 file.line_base += c.counts.lines;
+                if let Some(p) = &self.progress {
+                    p.inc(c.counts.octets);
+                }
                 self.counts += c.counts;
             }
         }
@@ -366,7 +802,10 @@ fn split(data: &[u8]) -> Vec<&[u8]> {
 
 /// Prints the not-a-URL warning (if any) and the summary on stderr.
 fn report(c: &Counts, bad: &[(String, u64, bool)], start: Instant) {
-    debug_assert_eq!(c.lines, c.allowed + c.disallowed + c.invalid);
+    debug_assert_eq!(
+        c.lines,
+        c.allowed + c.disallowed + c.unknown + c.invalid
+    );
     debug_assert!(c.empty <= c.invalid);
     if c.invalid > 0 {
         let mut at: Vec<String> = bad
@@ -388,11 +827,15 @@ fn report(c: &Counts, bad: &[(String, u64, bool)], start: Instant) {
     }
     let secs = start.elapsed().as_secs_f64();
     let rate = c.lines as f64 / secs.max(1e-9) / 1e6;
-    eprintln!(
-        "robofilter: {} lines: {} allowed, {} disallowed, {} invalid ({} \
-         empty) in {secs:.3} s ({rate:.1} M lines/s)",
-        c.lines, c.allowed, c.disallowed, c.invalid, c.empty
-    );
+    let mut line = String::new();
+    write!(
+        line,
+        "robofilter: {} lines: {} allowed, {} disallowed, {} unknown, {} \
+         invalid ({} empty) in {secs:.3} s ({rate:.1} M lines/s)",
+        c.lines, c.allowed, c.disallowed, c.unknown, c.invalid, c.empty
+    )
+    .expect("string");
+    eprintln!("{line}");
 }
 
 #[cfg(test)]
@@ -436,8 +879,10 @@ mod tests {
         let bytes = robofilter::AlignedBytes::from(&bytes[..]);
         let rules = robofilter::Rules::from_bytes(bytes.as_bytes()).unwrap();
         let decider = Decider {
-            matcher: rules.matcher("bot").unwrap(),
+            scope: Scope::Single(rules.matcher("bot").unwrap()),
             emit: Emit::All,
+            json: false,
+            explain: false,
         };
         let mut sink = Sink {
             out: Vec::new(),
@@ -446,6 +891,7 @@ mod tests {
             counts: Counts::default(),
             bad: Vec::new(),
             spare: Vec::new(),
+            progress: None,
         };
         let mut file = FileState { name: "in", line_base: 0 };
         sink.stream(&decider, input, &mut file).unwrap();
@@ -487,5 +933,29 @@ mod tests {
             assert!(c.ends_with(b"\n"));
         }
         assert!(split(b"").is_empty());
+    }
+
+    #[test]
+    fn json_strings_are_escaped_and_bytes_kept() {
+        let mut out = Vec::new();
+        json_string(&mut out, b"a\"b\\c\td\x7f\xe3\x83\x84");
+        assert_eq!(out, b"\"a\\\"b\\\\c\\u0009d\\u007f\xe3\x83\x84\"");
+        out.clear();
+        json_bytes_field(&mut out, "url", b"http://x/\xff");
+        assert_eq!(out, b"\"url_base64\":\"aHR0cDovL3gv/w==\"");
+    }
+
+    #[test]
+    fn compression_is_told_by_magic() {
+        assert_eq!(
+            Compression::detect(b"\x1f\x8b\x08"),
+            Some(Compression::Gzip)
+        );
+        assert_eq!(
+            Compression::detect(b"\x28\xb5\x2f\xfd\x00"),
+            Some(Compression::Zstd)
+        );
+        assert_eq!(Compression::detect(b"http://"), None);
+        assert_eq!(Compression::detect(b""), None);
     }
 }

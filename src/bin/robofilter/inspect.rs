@@ -4,8 +4,8 @@ use std::io::Write;
 
 use anyhow::{Context, Result, bail};
 use robofilter::{
-    AgentInfo, AlignedBytes, Compiler, Config, Dialect, EngineKind,
-    GroupSource, Rules,
+    AgentInfo, AlignedBytes, Bundle, Compiler, Config, Dialect, EngineKind,
+    GroupSource, HostRules, Rules,
 };
 
 use crate::args::InspectArgs;
@@ -16,7 +16,14 @@ pub fn run(args: InspectArgs) -> Result<()> {
     let want: Option<Dialect> = args.dialect.map(Into::into);
     let bytes = files::read(path, "robots.txt or rules file")?;
     let mut out = Output::new(None)?;
-    if files::is_rules_file(&bytes) {
+    if Bundle::is_bundle(&bytes) {
+        inspect_bundle(&mut out, &bytes, path, args.host.as_deref())?;
+    } else if args.host.is_some() {
+        bail!(
+            "--host applies to bundles; '{}' is not one",
+            files::display(path)
+        );
+    } else if files::is_rules_file(&bytes) {
         let rules = files::load_rules(&bytes, path)?;
         if let Some(want) = want.filter(|&w| w != rules.dialect()) {
             bail!(
@@ -157,4 +164,65 @@ fn print_agent(out: &mut Output, a: &AgentInfo<'_>) -> Result<()> {
 
 fn lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
     String::from_utf8_lossy(bytes)
+}
+
+/// A bundle: its hosts, one per line (`host: NAME<TAB>STATUS<TAB>HOW`), or
+/// with `--host`, that host's compiled robots.txt in full.
+fn inspect_bundle(
+    out: &mut Output,
+    bytes: &[u8],
+    path: &std::path::Path,
+    host: Option<&str>,
+) -> Result<()> {
+    let name = files::display(path);
+    let bundle = Bundle::from_bytes(bytes)
+        .with_context(|| format!("bundle '{name}'"))?;
+    writeln!(out, "file: {name}")?;
+    writeln!(
+        out,
+        "format: bundle, version {}, {} bytes, {} hosts, {} distinct \
+         robots.txt",
+        robofilter::BUNDLE_FORMAT_VERSION,
+        bytes.len(),
+        bundle.host_len(),
+        bundle.member_len()
+    )?;
+    writeln!(out, "dialect: {}", bundle.dialect())?;
+    let member = |m: usize| -> Result<Rules<'_>> {
+        bundle
+            .member(m)
+            .with_context(|| format!("bundle '{name}', member {m}"))
+    };
+    if let Some(host) = host {
+        let key = robofilter::normalize_host(host)
+            .map_err(|e| anyhow::anyhow!(e))?;
+        let Some(i) = bundle.find(key.as_bytes()) else {
+            bail!("bundle '{name}' has no entry for host '{key}'");
+        };
+        let info = bundle.host(i);
+        writeln!(out, "host: {key}\tfetch {}", info.status())?;
+        return match info.rules() {
+            HostRules::Member(m) => {
+                writeln!(out, "member: {m}, {} bytes", bundle.member_size(m))?;
+                print_rules(out, &member(m)?)
+            }
+            HostRules::AllowAll => Ok(writeln!(out, "rules: allow all")?),
+            HostRules::DisallowAll => {
+                Ok(writeln!(out, "rules: disallow all")?)
+            }
+        };
+    }
+    for h in bundle.hosts() {
+        out.write_all(b"host: ")?;
+        out.write_all(h.name())?;
+        write!(out, "\tfetch {}\t", h.status())?;
+        match h.rules() {
+            HostRules::Member(m) => {
+                writeln!(out, "member {m} ({} bytes)", bundle.member_size(m))?
+            }
+            HostRules::AllowAll => writeln!(out, "allow all")?,
+            HostRules::DisallowAll => writeln!(out, "disallow all")?,
+        }
+    }
+    Ok(())
 }

@@ -9,6 +9,7 @@ mod explain;
 mod files;
 mod filter;
 mod inspect;
+mod sources;
 
 use std::io;
 use std::process::ExitCode;
