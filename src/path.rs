@@ -45,44 +45,54 @@ impl<'a> MatchPath<'a> {
     pub fn from_url(url: &'a [u8]) -> MatchPath<'a> {
         const ROOT: MatchPath<'static> =
             MatchPath { lead_slash: true, tail: b"" };
-        let n = url.len();
+        // Fast path for the common `letters://authority...`: the general
+        // rules below reduce to "the path starts at the first `/ ? ;` after
+        // `://`, and is `/` if a `#` comes first or none follows".
+        let scheme =
+            url.iter().take_while(|b| b.is_ascii_alphabetic()).count();
+        if scheme > 0 && url[scheme..].starts_with(b"://") {
+            let from = scheme + 3;
+            let Some(k) = url[from..]
+                .iter()
+                .position(|&b| matches!(b, b'/' | b'?' | b';' | b'#'))
+            else {
+                return ROOT;
+            };
+            let start = from + k;
+            if url[start] == b'#' {
+                return ROOT;
+            }
+            let end = memchr::memchr(b'#', &url[start..])
+                .map_or(url.len(), |k| start + k);
+            let tail = &url[start..end];
+            return MatchPath { lead_slash: url[start] != b'/', tail };
+        }
         let search_start = if url.starts_with(b"//") { 2 } else { 0 };
-        // One scan finds the earliest of `/ ? ;` or `://`; a `#` seen on the
-        // way is remembered because a `#` anywhere before the path start
-        // makes the path `/`.
-        let mut hash_seen = false;
-        let mut i = search_start;
-        let mut path_from = search_start;
-        while i < n {
-            match url[i] {
-                b'/' | b'?' | b';' => break,
-                b'#' => hash_seen = true,
-                b':' if url[i + 1..].starts_with(b"//") => {
-                    path_from = i + 3;
-                    break;
-                }
-                _ => {}
+        // The first `/ ? ;` (SIMD search). A scheme is recognised if `://`
+        // comes before any of them: that is exactly when the first one is
+        // a `/` with a `:` before it and a `/` after it.
+        let stop = |from: usize| {
+            memchr::memchr3(b'/', b'?', b';', &url[from..]).map(|k| from + k)
+        };
+        let Some(first) = stop(search_start) else { return ROOT };
+        let start = if url[first] == b'/'
+            && first > search_start
+            && url[first - 1] == b':'
+            && url.get(first + 1) == Some(&b'/')
+        {
+            match stop(first + 2) {
+                Some(s) => s,
+                None => return ROOT,
             }
-            i += 1;
-        }
-        let mut start = None;
-        let mut j = path_from;
-        while j < n {
-            match url[j] {
-                b'/' | b'?' | b';' => {
-                    start = Some(j);
-                    break;
-                }
-                b'#' => hash_seen = true,
-                _ => {}
-            }
-            j += 1;
-        }
-        let Some(start) = start else { return ROOT };
-        if hash_seen {
+        } else {
+            first
+        };
+        // A `#` anywhere before the path start makes the path `/`.
+        if memchr::memchr(b'#', &url[search_start..start]).is_some() {
             return ROOT;
         }
-        let end = memchr::memchr(b'#', &url[start..]).map_or(n, |k| start + k);
+        let end = memchr::memchr(b'#', &url[start..])
+            .map_or(url.len(), |k| start + k);
         let tail = &url[start..end];
         MatchPath { lead_slash: url[start] != b'/', tail }
     }
@@ -170,5 +180,11 @@ mod tests {
         p!("x:y/z", "/z");
         p!("http://", "/");
         p!("://a", "/");
+        p!("http://x#", "/");
+        p!("http://x?#", "/?");
+        p!("HTTP://x;a#b", "/;a");
+        p!("h2://x/a", "/a");
+        p!("s3+x://b/k", "/k");
+        p!("http://:", "/");
     }
 }

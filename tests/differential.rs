@@ -1127,3 +1127,40 @@ fn real_files_all_match_robotstxt_crate() {
     let max = env_count("ROBOFILTER_REAL_FILES", u64::MAX);
     run_real(1, usize::try_from(max).unwrap_or(usize::MAX), 200);
 }
+
+/// URL to path extraction against the oracle's independent version, on
+/// random strings over the octets that matter (scheme, `//`, `:`, the path
+/// starts `/ ? ;`, the fragment `#`).
+#[test]
+fn prop_path_extraction_matches_oracle() {
+    const PIECES: &[&[u8]] = &[
+        b"http",
+        b"h",
+        b"s3+x",
+        b"1",
+        b":",
+        b"/",
+        b"//",
+        b"://",
+        b"?",
+        b";",
+        b"#",
+        b"a",
+        b"@",
+        b".",
+        b"\xc3\xa9",
+    ];
+    let mut rng = Rng::new(0x9a7);
+    for _ in 0..200_000 {
+        let mut url = Vec::new();
+        for _ in 0..rng.below(9) {
+            url.extend_from_slice(PIECES[rng.below(PIECES.len())]);
+        }
+        assert_eq!(
+            robofilter::MatchPath::from_url(&url).to_vec(),
+            crate::oracle::extract_path(&url),
+            "{}",
+            url.escape_ascii()
+        );
+    }
+}

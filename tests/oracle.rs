@@ -158,7 +158,7 @@ fn index_htm_pattern(pattern: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// Path extraction (`GetPathParamsQuery`), steps 1 to 5.
-fn extract_path(url: &[u8]) -> Vec<u8> {
+pub(crate) fn extract_path(url: &[u8]) -> Vec<u8> {
     let find_from = |start: usize, pred: &dyn Fn(u8) -> bool| {
         (start..url.len()).find(|&i| pred(url[i]))
     };
