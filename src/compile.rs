@@ -14,7 +14,7 @@ use crate::parse::{RobotsTxt, Rule, Selection, Source};
 use crate::pattern::{self, Tok};
 use crate::rules::{
     ENGINE_ALLOW_ALL, ENGINE_DFA, ENGINE_DIRECT, ENGINE_SPLIT, FORMAT_VERSION,
-    NOTE_NONE, NOTE_STATES, NOTE_WORK,
+    NOTE_BYTES, NOTE_NONE, NOTE_STATES, NOTE_WORK,
 };
 use crate::wire::{self, push_rec};
 use crate::{Dialect, RuleKind, parse};
@@ -38,6 +38,7 @@ pub struct Config {
     parse_limit: usize,
     max_states: usize,
     max_work: u64,
+    max_bytes: usize,
 }
 
 impl Default for Config {
@@ -56,6 +57,7 @@ impl Config {
             parse_limit: parse::RFC9309_PARSE_LIMIT,
             max_states: 50_000,
             max_work: 25_000_000,
+            max_bytes: 4 << 20,
         }
     }
 
@@ -91,6 +93,16 @@ impl Config {
     /// is split (default 25,000,000).
     pub fn dfa_work_limit(mut self, steps: u64) -> Config {
         self.max_work = steps;
+        self
+    }
+
+    /// The most octets one group's automata may take (default 4 MiB): a
+    /// larger verdict DFA is split into score DFAs, and a group whose
+    /// parts together exceed it uses the direct matcher. Small values
+    /// make bundles of many hosts small at the cost of speed on the
+    /// hosts with the most complex rules.
+    pub fn dfa_byte_limit(mut self, octets: usize) -> Config {
+        self.max_bytes = octets;
         self
     }
 
@@ -194,14 +206,16 @@ const MAX_PARTS: usize = 32;
 
 /// Builds score DFAs for `rules[range]`, halving parts that exceed
 /// `budget`. Returns `false` if there would be more than [`MAX_PARTS`]
-/// parts.
+/// parts or more than `max_bytes` octets.
 fn split(
     rules: &[BuildRule],
     range: core::ops::Range<usize>,
     budget: Budget,
+    max_bytes: usize,
     parts: &mut Vec<Vec<u8>>,
 ) -> bool {
-    if parts.len() >= MAX_PARTS {
+    let used: usize = parts.iter().map(Vec::len).sum();
+    if parts.len() >= MAX_PARTS || used > max_bytes {
         return false;
     }
     // One rule's automaton is linear in its length (each `*` segment is a
@@ -223,8 +237,8 @@ fn split(
         }
         Err(_) => {
             let mid = range.start + range.len() / 2;
-            split(rules, range.start..mid, budget, parts)
-                && split(rules, mid..range.end, budget, parts)
+            split(rules, range.start..mid, budget, max_bytes, parts)
+                && split(rules, mid..range.end, budget, max_bytes, parts)
         }
     }
 }
@@ -471,8 +485,12 @@ impl Writer {
             max_states: self.config.max_states,
             max_work: self.config.max_work,
         };
+        let max_bytes = self.config.max_bytes;
         let over = match build::build(&build_rules, budget) {
-            Ok(built) => return (ENGINE_DFA, NOTE_NONE, built),
+            Ok(built) if built.len() <= max_bytes => {
+                return (ENGINE_DFA, NOTE_NONE, built);
+            }
+            Ok(_) => NOTE_BYTES,
             Err(OverBudget::States) => NOTE_STATES,
             Err(OverBudget::Work) => NOTE_WORK,
         };
@@ -485,7 +503,9 @@ impl Writer {
         let part_budget = Budget { max_work: budget.max_work / 8, ..budget };
         let mut parts = Vec::new();
         let all = 0..build_rules.len();
-        if split(&build_rules, all, part_budget, &mut parts) {
+        if split(&build_rules, all, part_budget, max_bytes, &mut parts)
+            && parts.iter().map(Vec::len).sum::<usize>() <= max_bytes
+        {
             (ENGINE_SPLIT, over, split_blob(&parts))
         } else {
             (ENGINE_DIRECT, over, Vec::new())
@@ -535,6 +555,9 @@ impl Writer {
             u32::try_from(self.config.max_states).unwrap_or(u32::MAX);
         out[40..44].copy_from_slice(&max_states.to_le_bytes());
         out[48..56].copy_from_slice(&self.config.max_work.to_le_bytes());
+        let max_bytes =
+            u64::try_from(self.config.max_bytes).unwrap_or(u64::MAX);
+        out[56..64].copy_from_slice(&max_bytes.to_le_bytes());
         let crc = wire::checksum(&out);
         out[wire::CHECKSUM_AT..wire::CHECKSUM_AT + 4]
             .copy_from_slice(&crc.to_le_bytes());
@@ -588,6 +611,56 @@ mod tests {
                 String::from_utf8_lossy(&url)
             );
             assert_eq!(f.decide(&url), f.explain(&url).verdict());
+        }
+    }
+
+    /// A byte budget sends a group to the split engine, then to the direct
+    /// matcher; verdicts stay the same.
+    #[test]
+    fn byte_budget_falls_back_with_same_verdicts() {
+        let robots = b"user-agent: *\ndisallow: /*a*b*c\nallow: /*b*a\n\
+                       disallow: /x*y$\nallow: /x\n";
+        let full =
+            AlignedBytes::from(&Compiler::new().compile(robots).unwrap()[..]);
+        let full = Rules::from_bytes(full.as_bytes()).unwrap();
+        let size = full.groups().next().unwrap().size();
+        for (limit, want) in [
+            (size, EngineKind::VerdictDfa),
+            (size - 1, EngineKind::SplitDfa),
+            (64, EngineKind::Direct),
+        ] {
+            let config = Config::new().dfa_byte_limit(limit);
+            let bytes = Compiler::with_config(config).compile(robots).unwrap();
+            let bytes = AlignedBytes::from(&bytes[..]);
+            let small = Rules::from_bytes(bytes.as_bytes()).unwrap();
+            assert_eq!(small.dfa_byte_limit(), Some(limit as u64));
+            let g = small.groups().next().unwrap();
+            // Parts take more room than the whole, so a budget just under
+            // the DFA may skip the split engine too.
+            let fallback = [EngineKind::SplitDfa, EngineKind::Direct];
+            match want {
+                EngineKind::SplitDfa => {
+                    assert!(fallback.contains(&g.engine()), "limit {limit}")
+                }
+                _ => assert_eq!(g.engine(), want, "limit {limit}"),
+            }
+            assert!(g.size() <= limit, "limit {limit}: {}", g.size());
+            if want != EngineKind::VerdictDfa {
+                assert_eq!(g.over_budget(), Some("byte budget"));
+            }
+            let (f, s) =
+                (full.matcher("bot").unwrap(), small.matcher("bot").unwrap());
+            for path in [
+                "/", "/ab", "/abc", "/bxa", "/xay", "/xy", "/x", "/cba",
+                "/aabbcc",
+            ] {
+                let url = format!("http://h{path}");
+                assert_eq!(
+                    f.decide(url.as_bytes()),
+                    s.decide(url.as_bytes()),
+                    "{limit} {path}"
+                );
+            }
         }
     }
 }

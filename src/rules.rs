@@ -26,6 +26,7 @@ pub(crate) const ENGINE_SPLIT: u32 = 4;
 pub(crate) const NOTE_NONE: u32 = 0;
 pub(crate) const NOTE_STATES: u32 = 1;
 pub(crate) const NOTE_WORK: u32 = 2;
+pub(crate) const NOTE_BYTES: u32 = 3;
 
 /// Whether a rule allows or disallows.
 #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -97,6 +98,7 @@ pub struct Rules<'a> {
     parse_limit: u32,
     dfa_state_limit: u32,
     dfa_work_limit: u64,
+    dfa_byte_limit: u64,
     strings: &'a [u8],
     robots: Table<'a>,
     agents: Table<'a>,
@@ -390,6 +392,7 @@ impl<'a> Rules<'a> {
         let parse_limit = wire::u32_at(bytes, 32);
         let dfa_state_limit = wire::u32_at(bytes, 40);
         let dfa_work_limit = wire::u64_at(bytes, 48);
+        let dfa_byte_limit = wire::u64_at(bytes, 56);
         let n = wire::u32_at(bytes, 36) as usize;
         let dir_end = n
             .checked_mul(wire::DIR_REC)
@@ -423,6 +426,7 @@ impl<'a> Rules<'a> {
             parse_limit,
             dfa_state_limit,
             dfa_work_limit,
+            dfa_byte_limit,
             strings: section(wire::TAG_STRINGS)?,
             robots: Table::new(
                 section(wire::TAG_ROBOTS)?,
@@ -621,6 +625,12 @@ impl<'a> Rules<'a> {
         (self.dfa_state_limit, self.dfa_work_limit)
     }
 
+    /// The per-group byte budget the file was compiled with (`None`: files
+    /// written before the budget existed). See `Config::dfa_byte_limit`.
+    pub fn dfa_byte_limit(&self) -> Option<u64> {
+        (self.dfa_byte_limit != 0).then_some(self.dfa_byte_limit)
+    }
+
     fn string(&self, off: u32, len: u32) -> &'a [u8] {
         &self.strings[off as usize..(off + len) as usize]
     }
@@ -743,6 +753,7 @@ impl<'a> Rules<'a> {
             let over_budget = match t.get(g, 3) {
                 NOTE_STATES => Some("state budget"),
                 NOTE_WORK => Some("work budget"),
+                NOTE_BYTES => Some("byte budget"),
                 _ => None,
             };
             GroupInfo {

@@ -19,7 +19,7 @@
 //! | 40 | 4 | build option: DFA state budget per group |
 //! | 44 | 4 | reserved, zero |
 //! | 48 | 8 | build option: DFA work budget per group |
-//! | 56 | 8 | reserved, zero |
+//! | 56 | 8 | build option: DFA byte budget per group (0: none recorded) |
 //! | 64 | 24 x n | section directory: tag (4 ASCII), reserved u32, offset u64, length u64 |
 //!
 //! Sections hold fixed-size records of `u32` fields (see the `*_REC` constants

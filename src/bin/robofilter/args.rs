@@ -175,6 +175,11 @@ pub struct CompileArgs {
     /// slower direct matcher (same verdicts) [default: 50000].
     #[arg(long, value_name = "N")]
     pub dfa_state_limit: Option<usize>,
+    /// The most octets one group's automata may take before the group is
+    /// split or uses the direct matcher (same verdicts, slower); small
+    /// values make bundles small [default: 4194304 (4 MiB)].
+    #[arg(long, value_name = "BYTES")]
+    pub dfa_byte_limit: Option<usize>,
     /// The robots.txt (`-`: stdin).
     #[arg(value_name = "ROBOTS_TXT")]
     pub robots: Option<PathBuf>,

@@ -34,6 +34,9 @@ pub fn run(args: CompileArgs) -> Result<()> {
     if let Some(states) = args.dfa_state_limit {
         config = config.dfa_state_limit(states);
     }
+    if let Some(bytes) = args.dfa_byte_limit {
+        config = config.dfa_byte_limit(bytes);
+    }
     let (sources, stats) = if let Some(dir) = &args.hosts {
         sources::read_hosts_dir(dir)?
     } else if let Some(path) = &args.manifest {

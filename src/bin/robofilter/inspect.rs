@@ -73,7 +73,11 @@ fn print_rules(out: &mut Output, rules: &Rules<'_>) -> Result<()> {
         None => writeln!(out, "parse-limit: none")?,
     }
     let (states, work) = rules.dfa_budgets();
-    writeln!(out, "dfa-budget: {states} states, {work} steps per group")?;
+    write!(out, "dfa-budget: {states} states, {work} steps")?;
+    if let Some(bytes) = rules.dfa_byte_limit() {
+        write!(out, ", {bytes} bytes")?;
+    }
+    writeln!(out, " per group")?;
     if rules.is_all_agents() {
         writeln!(out, "compiled-for: all agents (with the * fallback)")?;
     } else {
