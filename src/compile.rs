@@ -221,7 +221,11 @@ fn split(
     // One rule's automaton is linear in its length (each `*` segment is a
     // KMP-like chain), so a single rule is always built.
     let budget = if range.len() == 1 {
-        Budget { max_states: usize::MAX, max_work: u64::MAX }
+        Budget {
+            max_states: usize::MAX,
+            max_work: u64::MAX,
+            max_cells: u64::MAX,
+        }
     } else {
         budget
     };
@@ -481,11 +485,15 @@ impl Writer {
                 });
             }
         }
+        let max_bytes = self.config.max_bytes;
         let budget = Budget {
             max_states: self.config.max_states,
             max_work: self.config.max_work,
+            // A cell takes at least 2 octets, and minimisation removes
+            // states: past `max_bytes` cells the result is unlikely to fit,
+            // and stopping there bounds the time spent on large groups.
+            max_cells: max_bytes as u64,
         };
-        let max_bytes = self.config.max_bytes;
         let over = match build::build(&build_rules, budget) {
             Ok(built) if built.len() <= max_bytes => {
                 return (ENGINE_DFA, NOTE_NONE, built);
@@ -493,6 +501,7 @@ impl Writer {
             Ok(_) => NOTE_BYTES,
             Err(OverBudget::States) => NOTE_STATES,
             Err(OverBudget::Work) => NOTE_WORK,
+            Err(OverBudget::Bytes) => NOTE_BYTES,
         };
         // Too large for one automaton: split the rules into parts whose
         // score DFAs fit. Parts are ranges of precedence (highest first):

@@ -35,6 +35,9 @@ pub(crate) struct Budget {
     pub(crate) max_states: usize,
     /// Most position visits during subset construction (a proxy for time).
     pub(crate) max_work: u64,
+    /// Most transition table cells (states x byte classes, before
+    /// minimisation): a proxy for the octets the DFA will take.
+    pub(crate) max_cells: u64,
 }
 
 /// One rule, ready for construction.
@@ -51,6 +54,7 @@ pub(crate) struct BuildRule {
 pub(crate) enum OverBudget {
     States,
     Work,
+    Bytes,
 }
 
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
@@ -505,6 +509,9 @@ fn construct(
         }
         if work > budget.max_work {
             return Err(OverBudget::Work);
+        }
+        if (keys.len() * stride) as u64 > budget.max_cells {
+            return Err(OverBudget::Bytes);
         }
         next += 1;
     }
