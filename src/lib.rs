@@ -147,6 +147,7 @@ mod rules;
 #[cfg(feature = "compile")]
 mod compile;
 mod dfa;
+mod direct;
 mod normalize;
 #[cfg(feature = "compile")]
 mod parse;

@@ -50,6 +50,23 @@ fn tok_at(pattern: &[u8], i: usize, dialect: Dialect) -> (Option<Tok>, usize) {
     }
 }
 
+/// The octets a pattern's match must start with: its tokens up to the first
+/// `*` (all of them if there is none).
+pub(crate) fn literal_prefix(pattern: &[u8], dialect: Dialect) -> Vec<u8> {
+    let mut out = Vec::with_capacity(pattern.len());
+    let mut i = 0;
+    while i < pattern.len() {
+        match tok_at(pattern, i, dialect) {
+            (Some(Tok::Byte(b)), width) => {
+                out.push(b);
+                i += width;
+            }
+            _ => break,
+        }
+    }
+    out
+}
+
 #[cfg(feature = "compile")]
 /// Splits a normalised pattern into tokens and an end-anchor flag.
 pub(crate) fn tokens(pattern: &[u8], dialect: Dialect) -> (Vec<Tok>, bool) {

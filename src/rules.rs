@@ -7,7 +7,10 @@
 
 use core::fmt;
 
+use std::sync::Arc;
+
 use crate::dfa::Dfa;
+use crate::direct::PrefixIndex;
 use crate::error::{AgentError, LoadError};
 use crate::wire::{self, Table};
 use crate::{Dialect, MatchPath, normalize, pattern};
@@ -153,8 +156,18 @@ impl EngineKind {
 enum Engine<'a> {
     Dfa(Dfa<'a>),
     Split(Vec<Dfa<'a>>),
-    Direct,
+    /// The direct matcher; a matcher builds the candidate filter once.
+    Direct(Option<Arc<DirectIndex>>),
     AllowAll,
+}
+
+/// The direct matcher's candidate filter: a trie of the group's literal
+/// prefixes. Entry `e` is rule `entries[e].0` of the group, or, with a
+/// pattern, that Allow rule's index.html alias.
+#[derive(Debug)]
+struct DirectIndex {
+    trie: PrefixIndex,
+    entries: Vec<(u32, Option<Vec<u8>>)>,
 }
 
 /// The decision procedure for one agent, ready to decide URLs.
@@ -603,7 +616,7 @@ impl<'a> Rules<'a> {
                 }
                 Ok(Engine::Split(parts))
             }
-            ENGINE_DIRECT => Ok(Engine::Direct),
+            ENGINE_DIRECT => Ok(Engine::Direct(None)),
             ENGINE_ALLOW_ALL => Ok(Engine::AllowAll),
             _ => Err(LoadError::structure("unknown engine code")),
         }
@@ -728,7 +741,31 @@ impl<'a> Rules<'a> {
             Some(g) => (g as u32, self.engine(g).expect("validated")),
             None => (wire::NO_GROUP, Engine::AllowAll),
         };
+        let engine = match engine {
+            Engine::Direct(None) => {
+                Engine::Direct(Some(Arc::new(self.direct_index(group))))
+            }
+            other => other,
+        };
         Ok(Matcher { rules: self, group, source: info.source, engine })
+    }
+
+    fn direct_index(&self, g: u32) -> DirectIndex {
+        let mut entries = Vec::new();
+        let mut patterns: Vec<Vec<u8>> = Vec::new();
+        for (i, rule) in self.group_rules(g as usize).enumerate() {
+            entries.push((i as u32, None));
+            patterns.push(rule.pattern.to_vec());
+            if rule.kind == RuleKind::Allow {
+                if let Some(alias) = pattern::index_html_alias(rule.pattern) {
+                    entries.push((i as u32, Some(alias.clone())));
+                    patterns.push(alias);
+                }
+            }
+        }
+        let trie =
+            PrefixIndex::new(patterns.iter().map(Vec::as_slice), self.dialect);
+        DirectIndex { trie, entries }
     }
 
     /// Facts about every compiled group.
@@ -746,7 +783,7 @@ impl<'a> Rules<'a> {
                     p.iter().map(Dfa::stride).max().unwrap_or(0),
                     p.len(),
                 ),
-                Engine::Direct => (EngineKind::Direct, 0, 0, 0),
+                Engine::Direct(_) => (EngineKind::Direct, 0, 0, 0),
                 Engine::AllowAll => (EngineKind::AllowAll, 0, 0, 0),
             };
             let size = t.get(g, 6) as usize;
@@ -867,7 +904,7 @@ impl<'r, 'a> Matcher<'r, 'a> {
                 }
             }
             Engine::AllowAll => Verdict::Allow,
-            Engine::Direct => self.direct(path).0,
+            Engine::Direct(index) => self.direct(path, index.as_deref()).0,
         }
     }
 
@@ -886,11 +923,19 @@ impl<'r, 'a> Matcher<'r, 'a> {
     /// allocates and visits every rule); gives the same verdict.
     pub fn explain(&self, url: &[u8]) -> Explanation<'a> {
         let path = MatchPath::from_url(url);
-        let (verdict, reason, path) = self.direct(path);
+        let (verdict, reason, path) = self.direct(path, None);
         Explanation { verdict, reason, path, source: self.source }
     }
 
-    fn direct(&self, path: MatchPath<'_>) -> (Verdict, Reason<'a>, Vec<u8>) {
+    /// The direct matcher: every rule in file order, or with `index`, only
+    /// the candidates whose literal prefix the path starts with (same
+    /// verdict; among rules of equal precedence the reported one may
+    /// differ).
+    fn direct(
+        &self,
+        path: MatchPath<'_>,
+        index: Option<&DirectIndex>,
+    ) -> (Verdict, Reason<'a>, Vec<u8>) {
         let dialect = self.rules.dialect;
         let path = match dialect {
             Dialect::Google => path.to_vec(),
@@ -915,19 +960,38 @@ impl<'r, 'a> Matcher<'r, 'a> {
         };
         let mut best: [(usize, Option<Reason<'a>>); 2] =
             [(0, None), (0, None)];
-        for rule in self.rules.group_rules(g) {
-            let p = rule.pattern;
+        let mut consider = |rule: RuleInfo<'a>, p: &[u8], alias: bool| {
             let slot = &mut best[rule.kind as usize];
-            if pattern::matches(p, dialect, &path) {
-                if p.len() > slot.0 {
-                    *slot = (p.len(), Some(Reason::Rule(rule)));
-                }
-            } else if rule.kind == RuleKind::Allow {
-                if let Some(alias) = pattern::index_html_alias(p) {
-                    if alias.len() > slot.0
-                        && pattern::matches(&alias, dialect, &path)
-                    {
-                        *slot = (alias.len(), Some(Reason::IndexHtml(rule)));
+            if p.len() > slot.0 && pattern::matches(p, dialect, &path) {
+                let reason = if alias {
+                    Reason::IndexHtml(rule)
+                } else {
+                    Reason::Rule(rule)
+                };
+                *slot = (p.len(), Some(reason));
+            }
+        };
+        match index {
+            Some(index) => {
+                let start = self.rules.groups.get(g, 1) as usize;
+                index.trie.candidates(&path, |e| {
+                    let (i, alias) = &index.entries[e as usize];
+                    let rule = self.rules.rule(start + *i as usize);
+                    match alias {
+                        None => consider(rule, rule.pattern, false),
+                        Some(a) => consider(rule, a, true),
+                    }
+                });
+            }
+            None => {
+                for rule in self.rules.group_rules(g) {
+                    consider(rule, rule.pattern, false);
+                    if rule.kind == RuleKind::Allow {
+                        if let Some(alias) =
+                            pattern::index_html_alias(rule.pattern)
+                        {
+                            consider(rule, &alias, true);
+                        }
                     }
                 }
             }

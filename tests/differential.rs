@@ -226,6 +226,11 @@ fn compile_with(
     if let Some(limit) = state_limit {
         config = config.dfa_state_limit(limit);
     }
+    // A state budget of 1 comes with a zero byte budget: every group that
+    // needs an automaton uses the direct matcher.
+    if state_limit == Some(1) {
+        config = config.dfa_byte_limit(0);
+    }
     let bytes = Compiler::with_config(config)
         .compile(robots)
         .unwrap_or_else(|e| panic!("compile {:?}: {e}", escaped(robots)));
@@ -361,15 +366,17 @@ fn reproduction(
 /// comparisons, or panics with a minimised reproduction.
 fn run_against_oracle(seed: u64, files: u64) -> u64 {
     let mut rng = Rng::new(seed);
-    let (mut compared, mut split_groups) = (0, 0);
+    let (mut compared, mut split_groups, mut direct_groups) = (0, 0, 0);
     for case in 0..files {
         let robots = random_robots(&mut rng);
         let urls: Vec<Vec<u8>> =
             (0..URLS_PER_FILE).map(|_| random_url(&mut rng)).collect();
         // Small state budgets exercise the split engine (score DFAs
-        // combined by precedence). The direct matcher is compared on every
-        // URL anyway: it is what `explain` runs.
+        // combined by precedence), and a budget of 1 the direct matcher
+        // with its prefix index. The unindexed direct matcher is compared
+        // on every URL anyway: it is what `explain` runs.
         let state_limit = match case % 8 {
+            1 => Some(1),
             3 => Some(3),
             5 => Some(12),
             7 => Some(40),
@@ -383,6 +390,10 @@ fn run_against_oracle(seed: u64, files: u64) -> u64 {
             split_groups += rules
                 .groups()
                 .filter(|g| g.engine() == EngineKind::SplitDfa)
+                .count();
+            direct_groups += rules
+                .groups()
+                .filter(|g| g.engine() == EngineKind::Direct)
                 .count();
             for agent in AGENTS {
                 for url in &urls {
@@ -427,6 +438,10 @@ fn run_against_oracle(seed: u64, files: u64) -> u64 {
     assert!(
         files < 100 || split_groups > 0,
         "the split engine was never used"
+    );
+    assert!(
+        files < 100 || direct_groups > 0,
+        "the direct engine was never used"
     );
     compared
 }
