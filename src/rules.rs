@@ -553,7 +553,7 @@ impl<'a> Rules<'a> {
             ) {
                 return bad("group rule range out of bounds");
             }
-            self.engine(g)?;
+            self.engine_with(g, true)?;
         }
         Ok(())
     }
@@ -570,10 +570,19 @@ impl<'a> Rules<'a> {
         Ok(&self.engines[off as usize..(off + len) as usize])
     }
 
-    fn engine(&self, g: usize) -> Result<Engine<'a>, LoadError> {
+    /// Group `g`'s engine, after [`Rules::validate`] checked it.
+    fn engine(&self, g: usize) -> Engine<'a> {
+        self.engine_with(g, false).expect("validated")
+    }
+
+    fn engine_with(
+        &self,
+        g: usize,
+        check: bool,
+    ) -> Result<Engine<'a>, LoadError> {
         match self.groups.get(g, 0) {
             ENGINE_DFA => {
-                let dfa = Dfa::from_bytes(self.engine_bytes(g)?)?;
+                let dfa = Dfa::from_bytes_with(self.engine_bytes(g)?, check)?;
                 if dfa.is_scores() {
                     return Err(LoadError::structure(
                         "group DFA is a score DFA",
@@ -606,7 +615,8 @@ impl<'a> Rules<'a> {
                     {
                         return Err(bad());
                     }
-                    let dfa = Dfa::from_bytes(&blob[off..off + len])?;
+                    let dfa =
+                        Dfa::from_bytes_with(&blob[off..off + len], check)?;
                     if !dfa.is_scores() {
                         return Err(LoadError::structure(
                             "split part is not a score DFA",
@@ -738,7 +748,7 @@ impl<'a> Rules<'a> {
             },
         };
         let (group, engine) = match info.group {
-            Some(g) => (g as u32, self.engine(g).expect("validated")),
+            Some(g) => (g as u32, self.engine(g)),
             None => (wire::NO_GROUP, Engine::AllowAll),
         };
         let engine = match engine {
@@ -751,20 +761,21 @@ impl<'a> Rules<'a> {
     }
 
     fn direct_index(&self, g: u32) -> DirectIndex {
-        let mut entries = Vec::new();
-        let mut patterns: Vec<Vec<u8>> = Vec::new();
-        for (i, rule) in self.group_rules(g as usize).enumerate() {
+        let rules: Vec<RuleInfo<'a>> = self.group_rules(g as usize).collect();
+        let mut entries = Vec::with_capacity(rules.len());
+        for (i, rule) in rules.iter().enumerate() {
             entries.push((i as u32, None));
-            patterns.push(rule.pattern.to_vec());
             if rule.kind == RuleKind::Allow {
                 if let Some(alias) = pattern::index_html_alias(rule.pattern) {
-                    entries.push((i as u32, Some(alias.clone())));
-                    patterns.push(alias);
+                    entries.push((i as u32, Some(alias)));
                 }
             }
         }
-        let trie =
-            PrefixIndex::new(patterns.iter().map(Vec::as_slice), self.dialect);
+        let patterns = entries.iter().map(|(i, alias)| match alias {
+            Some(a) => &a[..],
+            None => rules[*i as usize].pattern,
+        });
+        let trie = PrefixIndex::new(patterns, self.dialect);
         DirectIndex { trie, entries }
     }
 
@@ -772,7 +783,7 @@ impl<'a> Rules<'a> {
     pub fn groups(&self) -> impl Iterator<Item = GroupInfo> + '_ {
         (0..self.groups.len()).map(move |g| {
             let t = &self.groups;
-            let engine = self.engine(g).expect("validated");
+            let engine = self.engine(g);
             let (kind, state_len, class_len, parts) = match &engine {
                 Engine::Dfa(d) => {
                     (EngineKind::VerdictDfa, d.state_len(), d.stride(), 1)
@@ -904,7 +915,9 @@ impl<'r, 'a> Matcher<'r, 'a> {
                 }
             }
             Engine::AllowAll => Verdict::Allow,
-            Engine::Direct(index) => self.direct(path, index.as_deref()).0,
+            Engine::Direct(index) => {
+                self.direct_verdict(path, index.as_deref())
+            }
         }
     }
 
@@ -927,42 +940,77 @@ impl<'r, 'a> Matcher<'r, 'a> {
         Explanation { verdict, reason, path, source: self.source }
     }
 
-    /// The direct matcher: every rule in file order, or with `index`, only
-    /// the candidates whose literal prefix the path starts with (same
-    /// verdict; among rules of equal precedence the reported one may
-    /// differ).
     fn direct(
         &self,
         path: MatchPath<'_>,
         index: Option<&DirectIndex>,
     ) -> (Verdict, Reason<'a>, Vec<u8>) {
-        let dialect = self.rules.dialect;
-        let path = match dialect {
-            Dialect::Google => path.to_vec(),
+        let mut v = Vec::with_capacity(path.tail().len() + 1);
+        self.matchable(path, |b| v.push(b));
+        let (verdict, reason) = self.best(&v, index);
+        (verdict, reason, v)
+    }
+
+    /// The direct engine's verdict, without allocating for paths of up to
+    /// 1 KiB.
+    fn direct_verdict(
+        &self,
+        path: MatchPath<'_>,
+        index: Option<&DirectIndex>,
+    ) -> Verdict {
+        const STACK: usize = 1024;
+        // A normalised octet takes at most three.
+        if 3 * path.tail().len() + 1 > STACK {
+            return self.direct(path, index).0;
+        }
+        let mut buf = [0u8; STACK];
+        let mut n = 0;
+        self.matchable(path, |b| {
+            buf[n] = b;
+            n += 1;
+        });
+        self.best(&buf[..n], index).0
+    }
+
+    /// Emits the octets the rules match against: the path, normalised in
+    /// the rfc9309 dialect.
+    #[inline]
+    fn matchable(&self, path: MatchPath<'_>, mut emit: impl FnMut(u8)) {
+        if path.has_lead_slash() {
+            emit(b'/');
+        }
+        match self.rules.dialect {
+            Dialect::Google => path.tail().iter().for_each(|&b| emit(b)),
             Dialect::Rfc9309 => {
-                // The lead `/` needs no normalisation; only the tail does.
-                let mut v = Vec::with_capacity(path.tail().len() + 1);
-                if path.has_lead_slash() {
-                    v.push(b'/');
-                }
                 normalize::rfc9309(path.tail(), |b| {
-                    v.push(b);
+                    emit(b);
                     true
                 });
-                v
             }
-        };
-        if dialect == Dialect::Rfc9309 && is_robots_txt(&path) {
-            return (Verdict::Allow, Reason::RobotsTxt, path);
+        }
+    }
+
+    /// The direct matcher over a matchable path: every rule in file order,
+    /// or with `index`, only the candidates whose literal prefix the path
+    /// starts with (same verdict; among rules of equal precedence the
+    /// reported one may differ).
+    fn best(
+        &self,
+        path: &[u8],
+        index: Option<&DirectIndex>,
+    ) -> (Verdict, Reason<'a>) {
+        let dialect = self.rules.dialect;
+        if dialect == Dialect::Rfc9309 && is_robots_txt(path) {
+            return (Verdict::Allow, Reason::RobotsTxt);
         }
         let Some(g) = self.group() else {
-            return (Verdict::Allow, Reason::NoGroup, path);
+            return (Verdict::Allow, Reason::NoGroup);
         };
         let mut best: [(usize, Option<Reason<'a>>); 2] =
             [(0, None), (0, None)];
         let mut consider = |rule: RuleInfo<'a>, p: &[u8], alias: bool| {
             let slot = &mut best[rule.kind as usize];
-            if p.len() > slot.0 && pattern::matches(p, dialect, &path) {
+            if p.len() > slot.0 && pattern::matches(p, dialect, path) {
                 let reason = if alias {
                     Reason::IndexHtml(rule)
                 } else {
@@ -974,7 +1022,7 @@ impl<'r, 'a> Matcher<'r, 'a> {
         match index {
             Some(index) => {
                 let start = self.rules.groups.get(g, 1) as usize;
-                index.trie.candidates(&path, |e| {
+                index.trie.candidates(path, |e| {
                     let (i, alias) = &index.entries[e as usize];
                     let rule = self.rules.rule(start + *i as usize);
                     match alias {
@@ -998,13 +1046,9 @@ impl<'r, 'a> Matcher<'r, 'a> {
         }
         let [(allow, allow_rule), (disallow, disallow_rule)] = best;
         if disallow > allow {
-            (Verdict::Disallow, disallow_rule.expect("matched"), path)
+            (Verdict::Disallow, disallow_rule.expect("matched"))
         } else {
-            (
-                Verdict::Allow,
-                allow_rule.unwrap_or(Reason::NoMatchingRule),
-                path,
-            )
+            (Verdict::Allow, allow_rule.unwrap_or(Reason::NoMatchingRule))
         }
     }
 }

@@ -98,9 +98,13 @@ fn le_u32(b: &[u8], at: usize) -> u32 {
 
 impl<'a> Dfa<'a> {
     /// Reads and validates a DFA. `bytes` must be 4-byte aligned (the
-    /// container guarantees it); every transition is checked, so a search
-    /// can never index out of bounds.
-    pub(crate) fn from_bytes(bytes: &'a [u8]) -> Result<Dfa<'a>, LoadError> {
+    /// container guarantees it). With `check_table`, every transition is
+    /// checked, so a search never fails a bounds check; without it (for a
+    /// DFA checked when its file was loaded) lookups stay bounds-checked.
+    pub(crate) fn from_bytes_with(
+        bytes: &'a [u8],
+        check_table: bool,
+    ) -> Result<Dfa<'a>, LoadError> {
         let bad = |what: &'static str| Err(LoadError::engine(what));
         if bytes.len() < HEADER_LEN {
             return bad("verdict DFA shorter than its header");
@@ -155,14 +159,14 @@ impl<'a> Dfa<'a> {
         let table = if width == 2 {
             let t: &[u16] =
                 bytemuck::try_cast_slice(raw).map_err(unaligned)?;
-            if !t.iter().all(|&id| valid(u32::from(id))) {
+            if check_table && !t.iter().all(|&id| valid(u32::from(id))) {
                 return bad("verdict DFA transition out of range");
             }
             Table::U16(t)
         } else {
             let t: &[u32] =
                 bytemuck::try_cast_slice(raw).map_err(unaligned)?;
-            if !t.iter().all(|&id| valid(id)) {
+            if check_table && !t.iter().all(|&id| valid(id)) {
                 return bad("verdict DFA transition out of range");
             }
             Table::U32(t)
