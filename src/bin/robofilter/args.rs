@@ -177,7 +177,8 @@ pub struct CompileArgs {
     pub dfa_state_limit: Option<usize>,
     /// The most octets one group's automata may take before the group is
     /// split or uses the direct matcher (same verdicts, slower); small
-    /// values make bundles small [default: 4194304 (4 MiB)].
+    /// values make bundles small [default: 4194304 (4 MiB) for one
+    /// robots.txt, 32768 (32 KiB) for a bundle].
     #[arg(long, value_name = "BYTES")]
     pub dfa_byte_limit: Option<usize>,
     /// The robots.txt (`-`: stdin).

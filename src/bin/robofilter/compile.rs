@@ -15,6 +15,9 @@ use crate::args::CompileArgs;
 use crate::files::{self, AtomicFile};
 use crate::sources::{self, HostSource, SourceStats};
 
+/// The default per-group byte budget of bundles.
+const BUNDLE_DFA_BYTE_LIMIT: usize = 32 << 10;
+
 pub fn run(args: CompileArgs) -> Result<()> {
     let start = Instant::now();
     let dialect: Dialect = args.dialect.map(Into::into).unwrap_or_default();
@@ -34,8 +37,16 @@ pub fn run(args: CompileArgs) -> Result<()> {
     if let Some(states) = args.dfa_state_limit {
         config = config.dfa_state_limit(states);
     }
-    if let Some(bytes) = args.dfa_byte_limit {
-        config = config.dfa_byte_limit(bytes);
+    let bundle_input = args.robots.is_none();
+    match args.dfa_byte_limit {
+        Some(bytes) => config = config.dfa_byte_limit(bytes),
+        // Bundles favour size: at 32 KiB the whole 74.6 k-host corpus
+        // takes under 5 KB per host and compiles four times faster, with
+        // the same mixed-host filter speed (see the README).
+        None if bundle_input => {
+            config = config.dfa_byte_limit(BUNDLE_DFA_BYTE_LIMIT)
+        }
+        None => {}
     }
     let (sources, stats) = if let Some(dir) = &args.hosts {
         sources::read_hosts_dir(dir)?
