@@ -543,25 +543,27 @@ pub fn host_hash(name: &[u8]) -> u32 {
 /// ```
 pub fn url_authority(url: &[u8], out: &mut Vec<u8>) -> bool {
     out.clear();
-    let Some(colon) = memchr::memchr(b':', url) else { return false };
-    let scheme = &url[..colon];
-    if !url[colon..].starts_with(b"://")
-        || !scheme.first().is_some_and(u8::is_ascii_alphabetic)
-        || !scheme.iter().all(|&b| {
-            b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')
-        })
+    let is_scheme =
+        |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.');
+    let n = url.iter().take_while(|&&b| is_scheme(b)).count();
+    if !url.first().is_some_and(u8::is_ascii_alphabetic)
+        || !url[n..].starts_with(b"://")
     {
         return false;
     }
-    let rest = &url[colon + 3..];
+    let rest = &url[n + 3..];
     let end = rest
         .iter()
         .position(|&b| matches!(b, b'/' | b'?' | b'#'))
         .unwrap_or(rest.len());
-    let mut auth = &rest[..end];
-    if let Some(at) = memchr::memrchr(b'@', auth) {
-        auth = &auth[at + 1..];
-    }
+    // User information ends at the last `@`.
+    let auth = match rest[..end].iter().rposition(|&b| b == b'@') {
+        Some(at) => &rest[at + 1..end],
+        None => &rest[..end],
+    };
+    out.extend_from_slice(auth);
+    out.make_ascii_lowercase();
+    let scheme = &url[..n];
     let default_port: &[u8] = if scheme.eq_ignore_ascii_case(b"http") {
         b"80"
     } else if scheme.eq_ignore_ascii_case(b"https") {
@@ -569,12 +571,9 @@ pub fn url_authority(url: &[u8], out: &mut Vec<u8>) -> bool {
     } else {
         b""
     };
-    auth = strip_port(auth, default_port);
-    if auth.is_empty() {
-        return false;
-    }
-    out.extend(auth.iter().map(u8::to_ascii_lowercase));
-    true
+    let keep = strip_port(out, default_port).len();
+    out.truncate(keep);
+    !out.is_empty()
 }
 
 /// Drops an empty port or `:default` (if `default` is not empty). An IPv6
@@ -853,6 +852,72 @@ mod tests {
                 want,
                 "{:?}",
                 url.escape_ascii()
+            );
+        }
+    }
+
+    /// The definition, written plainly: `scheme://`, then up to the first
+    /// `/ ? #`, after the last `@`, lower-cased, default port dropped.
+    fn reference_authority(url: &[u8]) -> Option<Vec<u8>> {
+        let colon = url.iter().position(|&b| b == b':')?;
+        let scheme = &url[..colon];
+        let scheme_ok = scheme.first().is_some_and(u8::is_ascii_alphabetic)
+            && scheme
+                .iter()
+                .all(|&b| b.is_ascii_alphanumeric() || b"+-.".contains(&b));
+        if !scheme_ok || !url[colon..].starts_with(b"://") {
+            return None;
+        }
+        let rest = &url[colon + 3..];
+        let end =
+            rest.iter().position(|b| b"/?#".contains(b)).unwrap_or(rest.len());
+        let auth = &rest[..end];
+        let auth = match auth.iter().rposition(|&b| b == b'@') {
+            Some(at) => &auth[at + 1..],
+            None => auth,
+        };
+        let lower = scheme.to_ascii_lowercase();
+        let default: &[u8] = match &lower[..] {
+            b"http" => b"80",
+            b"https" => b"443",
+            _ => b"",
+        };
+        let lowered = auth.to_ascii_lowercase();
+        let kept = strip_port(&lowered, default).to_vec();
+        (!kept.is_empty()).then_some(kept)
+    }
+
+    #[test]
+    fn authorities_match_the_reference_on_random_strings() {
+        const PIECES: &[&[u8]] = &[
+            b"http", b"HTTPS", b"s3+x", b"1", b":", b"//", b"://", b"/", b"@",
+            b"?", b"#", b"[", b"]", b"80", b"443", b"A", b".",
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut out = Vec::new();
+        for _ in 0..100_000 {
+            let mut url = Vec::new();
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let mut r = state;
+            for _ in 0..(r % 9) {
+                r /= 9;
+                url.extend_from_slice(
+                    PIECES[(r % PIECES.len() as u64) as usize],
+                );
+                r /= PIECES.len() as u64;
+                if r == 0 {
+                    r = state.rotate_left(17);
+                }
+            }
+            let ok = url_authority(&url, &mut out);
+            let want = reference_authority(&url);
+            assert_eq!(
+                ok.then(|| out.clone()),
+                want,
+                "{:?}",
+                url.escape_ascii().to_string()
             );
         }
     }
