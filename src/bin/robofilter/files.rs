@@ -256,7 +256,9 @@ impl Drop for AtomicFile {
 
 /// Where data output goes: stdout or an [`AtomicFile`].
 pub enum Output {
-    Stdout(io::BufWriter<io::StdoutLock<'static>>),
+    /// Stdout, unlocked so that a worker thread may write it (the buffer
+    /// takes the lock once per 1 MiB).
+    Stdout(io::BufWriter<io::Stdout>),
     File(AtomicFile),
 }
 
@@ -267,7 +269,7 @@ impl Output {
             Some(p) => Output::File(AtomicFile::create(p)?),
             None => Output::Stdout(io::BufWriter::with_capacity(
                 1 << 20,
-                io::stdout().lock(),
+                io::stdout(),
             )),
         })
     }

@@ -708,9 +708,10 @@ struct Sink<W> {
     progress: Option<ProgressBar>,
 }
 
-impl<W: Write> Sink<W> {
+impl<W: Write + Send> Sink<W> {
     /// Decides all lines of `data` (newline-separated; the last line may
-    /// lack its `\n`), writing the results in order.
+    /// lack its `\n`), writing the results in order. Writing a batch
+    /// overlaps with deciding the next one.
     fn process(
         &mut self,
         decider: &Decider<'_, '_>,
@@ -718,35 +719,59 @@ impl<W: Write> Sink<W> {
         file: &mut FileState<'_>,
     ) -> Result<()> {
         let chunks = split(data);
+        let mut pending: Option<Vec<ChunkOut>> = None;
         for batch in chunks.chunks(self.batch_len) {
             let mut bufs: Vec<Vec<u8>> = Vec::with_capacity(batch.len());
             bufs.extend(
                 (0..batch.len()).map(|_| self.spare.pop().unwrap_or_default()),
             );
-            let outs: Vec<ChunkOut> = batch
-                .par_iter()
-                .zip(bufs)
-                .map(|(c, buf)| decider.chunk(c, buf))
-                .collect();
-            for mut c in outs {
-                if let Some(e) = c.error {
-                    return Err(anyhow!(e));
-                }
-                self.out.write_all(&c.out).context("cannot write output")?;
-                c.out.clear();
-                self.spare.push(c.out);
-                for (index, empty) in c.bad {
-                    if self.bad.len() < REPORT_LEN {
-                        let line = file.line_base + index + 1;
-                        self.bad.push((file.name.to_string(), line, empty));
-                    }
-                }
-                file.line_base += c.counts.lines;
-                if let Some(p) = &self.progress {
-                    p.inc(c.counts.octets);
-                }
-                self.counts += c.counts;
+            let previous = pending.take();
+            let (written, outs) = rayon::join(
+                || match previous {
+                    Some(outs) => self.write(outs, file),
+                    None => Ok(()),
+                },
+                || {
+                    batch
+                        .par_iter()
+                        .zip(bufs)
+                        .map(|(c, buf)| decider.chunk(c, buf))
+                        .collect::<Vec<ChunkOut>>()
+                },
+            );
+            written?;
+            pending = Some(outs);
+        }
+        match pending {
+            Some(outs) => self.write(outs, file),
+            None => Ok(()),
+        }
+    }
+
+    /// Writes one batch's outputs in order and adds up their counts.
+    fn write(
+        &mut self,
+        outs: Vec<ChunkOut>,
+        file: &mut FileState<'_>,
+    ) -> Result<()> {
+        for mut c in outs {
+            if let Some(e) = c.error {
+                return Err(anyhow!(e));
             }
+            self.out.write_all(&c.out).context("cannot write output")?;
+            c.out.clear();
+            self.spare.push(c.out);
+            for (index, empty) in c.bad {
+                if self.bad.len() < REPORT_LEN {
+                    let line = file.line_base + index + 1;
+                    self.bad.push((file.name.to_string(), line, empty));
+                }
+            }
+            file.line_base += c.counts.lines;
+            if let Some(p) = &self.progress {
+                p.inc(c.counts.octets);
+            }
+            self.counts += c.counts;
         }
         Ok(())
     }
