@@ -1,0 +1,1718 @@
+//! peer-compare: robofilter against other Rust robots.txt libraries
+//! (`texting_robots`, `robotstxt`, `fast-robots`) on real robots.txt files
+//! and real URLs.
+//!
+//! Two workloads, both single-threaded:
+//!
+//! - **single-host**: one big real robots.txt (www.linkedin.com, ebay.com,
+//!   www.amazon.com) and N URLs (default 5 M): the host's own real URLs,
+//!   then the path and query of every real URL of the URL list moved onto
+//!   that host, repeated to reach N.
+//! - **mixed-host**: the real URL list in its order, each URL decided against
+//!   its own host's robots.txt (a `HashMap<String, usize>` lookup per URL,
+//!   the same code for every library).
+//!
+//! Every library builds its matcher for each file once (set-up, timed
+//! apart), then decides every URL. Times are per-thread CPU time, medians of
+//! `--runs` interleaved rounds. The `robotstxt` crate has no parse-once API:
+//! it parses the robots.txt again for every URL, so it is run on an evenly
+//! spaced sample of the URLs only (`--sample`). Agreement is counted against
+//! robofilter's `google` dialect (for `robotstxt`, which ports Google's
+//! library) and against both dialects for the others, whose semantics are
+//! their own. See README.md beside Cargo.toml.
+
+use std::borrow::Cow;
+use std::cell::Cell;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+
+use robofilter::{
+    AlignedBytes, Compiler, Config, Dialect, EngineKind, MatchPath, Matcher,
+    RobotsTxt, Rules, Source, Verdict,
+};
+
+const USAGE: &str = "\
+usage: peer-compare [--data DIR] [--urls N] [--runs N] [--sample N]
+                    [--hosts HOST,...] [--agents A,...] [--mixed-agent A]
+                    [--mixed-limit N] [--max-pass-secs S] [--examples N]
+                    [--no-single] [--no-mixed] [--smoke]
+
+  --data DIR         the shared data folder (default: <repo>/../shared/data)
+  --urls N           URLs per single-host workload (default 5000000)
+  --runs N           timed rounds; medians are reported (default 5)
+  --sample N         URLs given to the robotstxt crate, which parses the
+                     robots.txt again on every call (default 20000)
+  --hosts HOSTS      single-host files, latest/<host>.txt
+                     (default www.linkedin.com,ebay.com,www.amazon.com)
+  --agents AGENTS    single-host agents (default Googlebot,ExampleBot; an
+                     agent no group names is run only once, as ExampleBot)
+  --mixed-agent A    the mixed-host agent (default ExampleBot)
+  --mixed-limit N    only the first N URLs of the mixed-host list
+  --max-pass-secs S  a library whose pass over all URLs would take more CPU
+                     time than this is timed on a prefix (default 20)
+  --examples N       disagreements shown per library and workload (default 5)
+  --no-single, --no-mixed   skip a workload
+  --smoke            quick run (well under a minute): data/sample/robots.txt
+                     and data/sample/urls.txt, plus a small run on the shared
+                     data if it is there (skipped with a reason if not)
+";
+
+/// The single-host files named in the brief (ebay.com's file is the big
+/// one; www.ebay.com's has 114 rules).
+const HOSTS: [&str; 3] = ["www.linkedin.com", "ebay.com", "www.amazon.com"];
+
+/// An agent that no group names, so that the `*` group is used.
+const GENERIC: &str = "ExampleBot";
+
+struct Args {
+    data: PathBuf,
+    repo: PathBuf,
+    urls: usize,
+    runs: usize,
+    sample: usize,
+    hosts: Vec<String>,
+    agents: Vec<String>,
+    mixed_agent: String,
+    mixed_limit: Option<usize>,
+    max_pass_secs: f64,
+    examples: usize,
+    single: bool,
+    mixed: bool,
+    smoke: bool,
+}
+
+fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let args = match parse_args(&argv) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("peer-compare: {e}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    quiet_panics();
+    let command = std::env::var("PEER_COMPARE_COMMAND").unwrap_or_else(|_| {
+        std::iter::once("peer-compare".to_string())
+            .chain(argv.iter().cloned())
+            .collect::<Vec<_>>()
+            .join(" ")
+    });
+    match run(&args, &command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("peer-compare: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn parse_args(argv: &[String]) -> Result<Args, String> {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let smoke = argv.iter().any(|a| a == "--smoke");
+    let mut a = Args {
+        data: repo.join("../shared/data"),
+        repo,
+        urls: if smoke { 20_000 } else { 5_000_000 },
+        runs: if smoke { 3 } else { 5 },
+        sample: if smoke { 1_000 } else { 20_000 },
+        hosts: HOSTS.iter().map(|h| h.to_string()).collect(),
+        agents: vec!["Googlebot".into(), GENERIC.into()],
+        mixed_agent: GENERIC.into(),
+        mixed_limit: smoke.then_some(3_000),
+        max_pass_secs: if smoke { 1.0 } else { 20.0 },
+        examples: 5,
+        single: true,
+        mixed: true,
+        smoke,
+    };
+    let mut it = argv.iter();
+    while let Some(flag) = it.next() {
+        match flag.as_str() {
+            "-h" | "--help" => {
+                print!("{USAGE}");
+                std::process::exit(0);
+            }
+            "--smoke" => continue,
+            "--no-single" => {
+                a.single = false;
+                continue;
+            }
+            "--no-mixed" => {
+                a.mixed = false;
+                continue;
+            }
+            _ => {}
+        }
+        let value =
+            it.next().ok_or_else(|| format!("{flag} needs a value"))?;
+        let num = || {
+            value.parse::<usize>().map_err(|e| format!("{flag} {value}: {e}"))
+        };
+        let list = || value.split(',').map(str::to_string).collect();
+        match flag.as_str() {
+            "--data" => a.data = PathBuf::from(value),
+            "--urls" => a.urls = num()?.max(1),
+            "--runs" => a.runs = num()?.max(1),
+            "--sample" => a.sample = num()?.max(1),
+            "--hosts" => a.hosts = list(),
+            "--agents" => a.agents = list(),
+            "--mixed-agent" => a.mixed_agent = value.clone(),
+            "--mixed-limit" => a.mixed_limit = Some(num()?.max(1)),
+            "--max-pass-secs" => {
+                a.max_pass_secs = value
+                    .parse::<f64>()
+                    .map_err(|e| format!("{flag} {value}: {e}"))?
+            }
+            "--examples" => a.examples = num()?,
+            _ => return Err(format!("unknown option {flag}")),
+        }
+    }
+    Ok(a)
+}
+
+fn run(args: &Args, command: &str) -> Result<(), String> {
+    let mut report = Report::default();
+    if args.smoke {
+        smoke_sample(args, &mut report)?;
+    }
+    let archive = args.data.join("robots-latest.tar.gz");
+    let url_list = args.data.join("urls-joinable.txt.gz");
+    let missing =
+        [&archive, &url_list].into_iter().find(|f| !f.is_file()).cloned();
+    match missing {
+        Some(f) if args.smoke => report.notes.push(format!(
+            "shared data skipped: {} does not exist (the shared data set \
+             is not here; see --data)",
+            f.display()
+        )),
+        Some(f) => {
+            return Err(format!(
+                "{} does not exist (see --data)",
+                f.display()
+            ));
+        }
+        None => shared(args, &archive, &url_list, &mut report)?,
+    }
+    report.print(args, command);
+    Ok(())
+}
+
+/// The smoke run's part on the repository's own sample files.
+fn smoke_sample(args: &Args, report: &mut Report) -> Result<(), String> {
+    let dir = args.repo.join("data/sample");
+    let robots = dir.join("robots.txt");
+    let text = read(&dir.join("urls.txt"))?;
+    let text = String::from_utf8_lossy(&text).into_owned();
+    let urls: Vec<&str> = text.lines().filter(|l| is_url(l)).collect();
+    let host = "www.example.com";
+    let file = RobotsFile::read("sample/robots.txt", &robots)?;
+    if args.single {
+        for agent in single_agents(&file, &args.agents) {
+            let w = single_host(file.clone(), host, &agent, &urls, args.urls);
+            compare(args, &w, report);
+        }
+    }
+    if args.mixed {
+        let resolve =
+            |h: &str| (bare(h) == bare(host)).then(|| robots.clone());
+        let w = mixed_host(args, &urls, resolve, "sample")?;
+        compare(args, &w, report);
+    }
+    Ok(())
+}
+
+/// The workloads on ../shared/data.
+fn shared(
+    args: &Args,
+    archive: &Path,
+    url_list: &Path,
+    report: &mut Report,
+) -> Result<(), String> {
+    let dir = extract(archive)?;
+    eprintln!("reading {} ...", url_list.display());
+    let text = gunzip(url_list)?;
+    let text = String::from_utf8(text)
+        .map_err(|_| format!("{}: not UTF-8", url_list.display()))?;
+    let urls: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
+    eprintln!("{} URLs", urls.len());
+    if args.single {
+        for host in &args.hosts {
+            let path = dir.join(format!("{host}.txt"));
+            if !path.is_file() {
+                report.notes.push(format!(
+                    "single-host {host}: no file latest/{host}.txt, skipped"
+                ));
+                continue;
+            }
+            let file = RobotsFile::read(&format!("latest/{host}.txt"), &path)?;
+            for agent in single_agents(&file, &args.agents) {
+                let w =
+                    single_host(file.clone(), host, &agent, &urls, args.urls);
+                compare(args, &w, report);
+            }
+        }
+    }
+    if args.mixed {
+        let resolve = |h: &str| {
+            let mut names = vec![h.to_string(), format!("www.{h}")];
+            names.extend(h.strip_prefix("www.").map(str::to_string));
+            names
+                .into_iter()
+                .map(|n| dir.join(format!("{n}.txt")))
+                .find(|p| p.is_file())
+        };
+        let w = mixed_host(args, &urls, resolve, "latest")?;
+        compare(args, &w, report);
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// Input data
+
+/// One robots.txt: its bytes, and the same as text for the peers that take
+/// `&str` (invalid UTF-8 replaced by U+FFFD).
+#[derive(Clone)]
+struct RobotsFile {
+    name: String,
+    bytes: Vec<u8>,
+    text: String,
+}
+
+impl RobotsFile {
+    fn read(name: &str, path: &Path) -> Result<RobotsFile, String> {
+        let bytes = read(path)?;
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        Ok(RobotsFile { name: name.to_string(), bytes, text })
+    }
+}
+
+/// URLs to decide and the robots.txt files they are decided against.
+struct Workload {
+    name: String,
+    agent: String,
+    files: Vec<RobotsFile>,
+    /// The URLs, each followed by `\n`.
+    buf: String,
+    /// Host to file index; `None`: every URL uses `files[0]`.
+    hosts: Option<HashMap<String, usize>>,
+    /// The first `distinct` URLs are the ones verdicts are compared on (the
+    /// rest repeat them).
+    distinct: usize,
+    notes: Vec<String>,
+}
+
+impl Workload {
+    fn urls(&self) -> Vec<&str> {
+        self.buf.lines().collect()
+    }
+}
+
+/// The agents to run on one file: a named agent that no group names gets
+/// the `*` group, like the generic agent, so it is run once (as GENERIC).
+fn single_agents(file: &RobotsFile, agents: &[String]) -> Vec<String> {
+    let parsed = RobotsTxt::parse(&file.bytes, Dialect::Google);
+    let mut out: Vec<String> = Vec::new();
+    for agent in agents {
+        let named =
+            parsed.select(&[agent.as_str()]).source() == Source::Specific;
+        let agent = if named { agent.clone() } else { GENERIC.to_string() };
+        if !out.contains(&agent) {
+            out.push(agent);
+        }
+    }
+    out
+}
+
+/// The single-host workload: the host's own real URLs, then every URL's
+/// path and query on `https://<host>`, repeated to reach `n`.
+fn single_host(
+    file: RobotsFile,
+    host: &str,
+    agent: &str,
+    urls: &[&str],
+    n: usize,
+) -> Workload {
+    let parsed = RobotsTxt::parse(&file.bytes, Dialect::Google);
+    let selection = parsed.select(&[agent]);
+    let group = match selection.source() {
+        Source::Specific => "own group",
+        Source::Global => "* group",
+        Source::None => "no group",
+    };
+    let own: Vec<&str> = urls
+        .iter()
+        .copied()
+        .filter(|u| host_key(u).is_some_and(|h| bare(&h) == bare(host)))
+        .collect();
+    let mut cycle: Vec<String> = own.iter().map(|u| u.to_string()).collect();
+    cycle.extend(urls.iter().map(|u| {
+        let path = MatchPath::from_url(u.as_bytes()).to_vec();
+        format!("https://{host}{}", String::from_utf8_lossy(&path))
+    }));
+    let mut buf = String::new();
+    for u in cycle.iter().cycle().take(n) {
+        buf.push_str(u);
+        buf.push('\n');
+    }
+    Workload {
+        name: format!(
+            "single-host {host}, {agent} ({group}, {} rules)",
+            selection.rules().len()
+        ),
+        agent: agent.to_string(),
+        notes: vec![format!(
+            "{} URLs: the host's {} own real URLs, then the path+query of \
+             all {} real URLs on https://{host}, cycled; verdicts compared \
+             on the first {} (one cycle)",
+            thousands(n),
+            thousands(own.len()),
+            thousands(urls.len()),
+            thousands(cycle.len().min(n))
+        )],
+        files: vec![file],
+        buf,
+        hosts: None,
+        distinct: cycle.len().min(n),
+    }
+}
+
+/// The mixed-host workload: the URLs in their order, each with its own
+/// host's file; URLs whose host has no file are dropped (and counted).
+fn mixed_host(
+    args: &Args,
+    urls: &[&str],
+    resolve: impl Fn(&str) -> Option<PathBuf>,
+    label: &str,
+) -> Result<Workload, String> {
+    let urls = &urls[..args.mixed_limit.unwrap_or(usize::MAX).min(urls.len())];
+    let mut hosts: HashMap<String, Option<usize>> = HashMap::new();
+    let mut by_path: HashMap<PathBuf, usize> = HashMap::new();
+    let mut files = Vec::new();
+    let mut buf = String::new();
+    let (mut kept, mut no_host, mut no_file) = (0, 0, 0);
+    for &u in urls {
+        let Some(key) = host_key(u) else {
+            no_host += 1;
+            continue;
+        };
+        let idx = match hosts.get(key.as_ref()) {
+            Some(&idx) => idx,
+            None => {
+                let idx = match resolve(&key) {
+                    Some(path) => match by_path.get(&path) {
+                        Some(&i) => Some(i),
+                        None => {
+                            let name = format!(
+                                "{label}/{}",
+                                path.file_name()
+                                    .unwrap_or_default()
+                                    .to_string_lossy()
+                            );
+                            files.push(RobotsFile::read(&name, &path)?);
+                            by_path.insert(path, files.len() - 1);
+                            Some(files.len() - 1)
+                        }
+                    },
+                    None => None,
+                };
+                hosts.insert(key.into_owned(), idx);
+                idx
+            }
+        };
+        if idx.is_some() {
+            buf.push_str(u);
+            buf.push('\n');
+            kept += 1;
+        } else {
+            no_file += 1;
+        }
+    }
+    let map: HashMap<String, usize> =
+        hosts.into_iter().filter_map(|(h, i)| Some((h, i?))).collect();
+    Ok(Workload {
+        name: format!("mixed-host ({label}), {}", args.mixed_agent),
+        agent: args.mixed_agent.clone(),
+        notes: vec![format!(
+            "{} URLs of {} in list order, {} hosts, {} robots.txt files; \
+             skipped: {no_file} URLs whose host has no file, {no_host} \
+             without a host",
+            thousands(kept),
+            thousands(urls.len()),
+            thousands(map.len()),
+            thousands(files.len())
+        )],
+        files,
+        distinct: kept,
+        buf,
+        hosts: Some(map),
+    })
+}
+
+/// Whether a line of the sample is a URL (as the robofilter CLI judges it).
+fn is_url(line: &str) -> bool {
+    !line.is_empty()
+        && !line.bytes().any(|b| b <= b' ' || b == 0x7f)
+        && line.find("://").is_some_and(|i| i > 0)
+}
+
+/// The host of a URL as the mixed-host lookup key: lower-case, without
+/// userinfo or port. The same function serves every library.
+fn host_key(url: &str) -> Option<Cow<'_, str>> {
+    let rest = &url[url.find("://")? + 3..];
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let mut host = &rest[..end];
+    if let Some(at) = host.rfind('@') {
+        host = &host[at + 1..];
+    }
+    if let Some(colon) = host.rfind(':')
+        && !host.ends_with(']')
+    {
+        host = &host[..colon];
+    }
+    Some(if host.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(host.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(host)
+    })
+}
+
+fn bare(host: &str) -> &str {
+    host.strip_prefix("www.").unwrap_or(host)
+}
+
+/// The path and query of a URL, for fast-robots (which takes a path):
+/// google's path extraction, the same as robofilter's and robotstxt's.
+fn path_query(url: &str) -> Cow<'_, str> {
+    let path = MatchPath::from_url(url.as_bytes());
+    let tail = path.tail();
+    if path.has_lead_slash() {
+        if tail.is_empty() {
+            return Cow::Borrowed("/");
+        }
+        return Cow::Owned(format!("/{}", String::from_utf8_lossy(tail)));
+    }
+    // `tail` is a slice of `url` cut at ASCII delimiters.
+    let start = tail.as_ptr() as usize - url.as_ptr() as usize;
+    Cow::Borrowed(&url[start..start + tail.len()])
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Extracts the archive once into this tool's target folder.
+fn extract(archive: &Path) -> Result<PathBuf, String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/data");
+    let done = root.join(".extracted");
+    if !done.exists() {
+        eprintln!("extracting {} ...", archive.display());
+        std::fs::create_dir_all(&root).map_err(|e| e.to_string())?;
+        let status = Command::new("tar")
+            .arg("-xzf")
+            .arg(archive)
+            .arg("-C")
+            .arg(&root)
+            .status()
+            .map_err(|e| format!("running tar: {e}"))?;
+        if !status.success() {
+            return Err(format!("tar -xzf {} failed", archive.display()));
+        }
+        std::fs::write(&done, b"").map_err(|e| e.to_string())?;
+    }
+    Ok(root.join("latest"))
+}
+
+fn gunzip(path: &Path) -> Result<Vec<u8>, String> {
+    let out = Command::new("gzip")
+        .arg("-dc")
+        .arg(path)
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("running gzip: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("gzip -dc {} failed", path.display()));
+    }
+    Ok(out.stdout)
+}
+
+// ---------------------------------------------------------------------------
+// The libraries
+
+/// The libraries, in table order.
+#[derive(Clone, Copy, Debug, Eq, Hash, PartialEq)]
+enum Lib {
+    RfGoogle,
+    RfRfc,
+    Texting,
+    Fast,
+    Robotstxt,
+}
+
+const LIBS: [Lib; 5] =
+    [Lib::RfGoogle, Lib::RfRfc, Lib::Texting, Lib::Fast, Lib::Robotstxt];
+
+impl Lib {
+    fn label(self) -> &'static str {
+        match self {
+            Lib::RfGoogle => "robofilter (google)",
+            Lib::RfRfc => "robofilter (rfc9309)",
+            Lib::Texting => "texting_robots 0.2.2",
+            Lib::Fast => "fast-robots 0.1.5",
+            Lib::Robotstxt => "robotstxt 0.3.0",
+        }
+    }
+
+    fn is_robofilter(self) -> bool {
+        matches!(self, Lib::RfGoogle | Lib::RfRfc)
+    }
+}
+
+/// Every library's matcher for every file of a workload. `None`: the
+/// library failed on the file (error or panic) and allows every URL.
+struct Prepared<'a> {
+    google: Vec<Option<Matcher<'a, 'a>>>,
+    rfc: Vec<Option<Matcher<'a, 'a>>>,
+    texting: Vec<Option<texting_robots::Robot>>,
+    fast: Vec<Option<fast_robots::RobotsMatcher<'a>>>,
+    bodies: Vec<&'a str>,
+    agent: &'a str,
+}
+
+/// One library's per-URL decision: `decide(file index, url)` is whether the
+/// URL is allowed; `None` if the library panicked.
+trait Decide {
+    fn decide(&mut self, file: usize, url: &str) -> Option<bool>;
+}
+
+struct RfDecide<'p, 'a>(&'p [Option<Matcher<'a, 'a>>]);
+
+impl Decide for RfDecide<'_, '_> {
+    #[inline]
+    fn decide(&mut self, file: usize, url: &str) -> Option<bool> {
+        Some(
+            self.0[file]
+                .as_ref()
+                .is_none_or(|m| m.decide(url.as_bytes()) == Verdict::Allow),
+        )
+    }
+}
+
+struct TextingDecide<'p>(&'p [Option<texting_robots::Robot>]);
+
+impl Decide for TextingDecide<'_> {
+    #[inline]
+    fn decide(&mut self, file: usize, url: &str) -> Option<bool> {
+        Some(self.0[file].as_ref().is_none_or(|r| r.allowed(url)))
+    }
+}
+
+struct FastDecide<'p, 'a>(
+    &'p [Option<fast_robots::RobotsMatcher<'a>>],
+    &'a str,
+);
+
+impl Decide for FastDecide<'_, '_> {
+    #[inline]
+    fn decide(&mut self, file: usize, url: &str) -> Option<bool> {
+        Some(
+            self.0[file]
+                .as_ref()
+                .is_none_or(|m| m.is_allowed(self.1, &path_query(url))),
+        )
+    }
+}
+
+/// Parses the file again on every call (the crate has no other API).
+struct RobotstxtDecide<'p, 'a>(&'p [&'a str], &'a str);
+
+impl Decide for RobotstxtDecide<'_, '_> {
+    #[inline]
+    fn decide(&mut self, file: usize, url: &str) -> Option<bool> {
+        let (body, agent) = (self.0[file], self.1);
+        guarded(|| {
+            robotstxt::DefaultMatcher::default()
+                .one_agent_allowed_by_robots(body, agent, url)
+        })
+    }
+}
+
+/// Runs `$body` with `$d` bound to the concrete `Decide` of `$lib`, so that
+/// each library's loop is compiled for it alone.
+macro_rules! with_decide {
+    ($lib:expr, $p:expr, |$d:ident| $body:expr) => {
+        match $lib {
+            Lib::RfGoogle => {
+                let mut $d = RfDecide(&$p.google);
+                $body
+            }
+            Lib::RfRfc => {
+                let mut $d = RfDecide(&$p.rfc);
+                $body
+            }
+            Lib::Texting => {
+                let mut $d = TextingDecide(&$p.texting);
+                $body
+            }
+            Lib::Fast => {
+                let mut $d = FastDecide(&$p.fast, $p.agent);
+                $body
+            }
+            Lib::Robotstxt => {
+                let mut $d = RobotstxtDecide(&$p.bodies, $p.agent);
+                $body
+            }
+        }
+    };
+}
+
+/// The file index of a URL: the same host lookup for every library.
+#[derive(Clone, Copy)]
+struct Lookup<'w>(Option<&'w HashMap<String, usize>>);
+
+impl Lookup<'_> {
+    #[inline]
+    fn file(&self, url: &str) -> Option<usize> {
+        match self.0 {
+            None => Some(0),
+            Some(map) => map.get(host_key(url)?.as_ref()).copied(),
+        }
+    }
+}
+
+/// The timed loop: every URL looked up and decided; returns the number
+/// allowed (so that nothing is optimised away).
+#[inline(never)]
+fn pass(urls: &[&str], lookup: Lookup, d: &mut impl Decide) -> usize {
+    let mut allowed = 0;
+    for &url in urls {
+        if let Some(file) = lookup.file(url) {
+            allowed += usize::from(d.decide(file, url) == Some(true));
+        }
+    }
+    allowed
+}
+
+/// Verdicts of every URL: 1 allow, 0 disallow, 2 panic; the file index of a
+/// panic is recorded so that the file can be taken out of the timed runs.
+fn verdicts(
+    urls: &[&str],
+    lookup: Lookup,
+    d: &mut impl Decide,
+    panicked: &mut Vec<usize>,
+) -> Vec<u8> {
+    urls.iter()
+        .map(|&url| {
+            let file = lookup.file(url).expect("workload URLs have a file");
+            match guarded(|| d.decide(file, url)).flatten() {
+                Some(allowed) => u8::from(allowed),
+                None => {
+                    panicked.push(file);
+                    2
+                }
+            }
+        })
+        .collect()
+}
+
+/// Set-up of one library on all files of a workload.
+#[derive(Default, Clone)]
+struct Setup {
+    /// Thread CPU time per file, all stages added up.
+    per_file: Vec<f64>,
+    failed: Vec<(String, String)>,
+    /// robofilter only: how many files compiled the agent's group to each
+    /// engine.
+    engines: BTreeMap<String, usize>,
+}
+
+impl Setup {
+    /// Runs one set-up stage on every file, timing each; a failure (error
+    /// or panic) is recorded and gives `None`.
+    fn each<'f, T>(
+        &mut self,
+        files: &'f [RobotsFile],
+        mut f: impl FnMut(usize, &'f RobotsFile) -> Result<T, String>,
+    ) -> Vec<Option<T>> {
+        self.per_file.resize(files.len(), 0.0);
+        let mut out = Vec::with_capacity(files.len());
+        for (i, file) in files.iter().enumerate() {
+            let t = thread_cpu_ns();
+            let r = guarded(|| f(i, file))
+                .unwrap_or_else(|| Err("panicked".into()));
+            self.per_file[i] += thread_cpu_ns() - t;
+            out.push(
+                r.map_err(|e| self.failed.push((file.name.clone(), e))).ok(),
+            );
+        }
+        out
+    }
+
+    fn total_ns(&self) -> f64 {
+        self.per_file.iter().sum()
+    }
+
+    /// The file that took longest, and its time in ns.
+    fn slowest(&self) -> Option<(usize, f64)> {
+        self.per_file
+            .iter()
+            .copied()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+    }
+}
+
+/// Compiles a file into an aligned rules file.
+fn compile(
+    file: &RobotsFile,
+    dialect: Dialect,
+    agent: &str,
+) -> Result<AlignedBytes, String> {
+    let config = Config::new().dialect(dialect).agent(agent);
+    let bytes = Compiler::with_config(config)
+        .compile(&file.bytes)
+        .map_err(|e| e.to_string())?;
+    Ok(AlignedBytes::from(&bytes[..]))
+}
+
+/// robofilter's set-up in one dialect: compile, load, look up the agent.
+/// Also counts the engines the agent's group was compiled to (in
+/// `s.engines`).
+fn robofilter_setup<'a>(
+    files: &[RobotsFile],
+    dialect: Dialect,
+    agent: &str,
+    s: &mut Setup,
+    store: &'a mut (Vec<Option<AlignedBytes>>, Vec<Option<Rules<'a>>>),
+) -> Vec<Option<Matcher<'a, 'a>>> {
+    store.0 = s.each(files, |_, f| compile(f, dialect, agent));
+    let bytes = &store.0;
+    store.1 = s
+        .each(files, |i, _| match &bytes[i] {
+            Some(b) => Rules::from_bytes(b.as_bytes())
+                .map(Some)
+                .map_err(|e| e.to_string()),
+            None => Ok(None),
+        })
+        .into_iter()
+        .map(Option::flatten)
+        .collect();
+    let rules = &store.1;
+    for r in rules.iter().flatten() {
+        *s.engines.entry(engine_of(r, agent)).or_default() += 1;
+    }
+    s.each(files, |i, _| match &rules[i] {
+        Some(r) => r.matcher(agent).map(Some).map_err(|e| e.to_string()),
+        None => Ok(None),
+    })
+    .into_iter()
+    .map(Option::flatten)
+    .collect()
+}
+
+/// The engine of the group that decides for `agent`, as `inspect` names it.
+fn engine_of(rules: &Rules, agent: &str) -> String {
+    let group = rules
+        .agents()
+        .find(|a| a.name().eq_ignore_ascii_case(agent.as_bytes()))
+        .or_else(|| rules.fallback())
+        .and_then(|a| a.group());
+    let Some(info) = group.and_then(|g| rules.groups().nth(g)) else {
+        return "no group".into();
+    };
+    match info.engine() {
+        EngineKind::SplitDfa => format!("split-dfa {} parts", info.part_len()),
+        e => e.as_str().to_string(),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Comparison
+
+/// Runs one workload: set-up, verdicts, agreement, timed rounds.
+fn compare(args: &Args, w: &Workload, report: &mut Report) {
+    let urls = w.urls();
+    eprintln!("== {}: {} files, {} URLs", w.name, w.files.len(), urls.len());
+    let lookup = Lookup(w.hosts.as_ref());
+    let agent = w.agent.as_str();
+    let mut setup: HashMap<Lib, Setup> = HashMap::new();
+
+    // Set-up: robofilter compiles and loads, in both dialects.
+    let (mut google_store, mut rfc_store) = Default::default();
+    let s = setup.entry(Lib::RfGoogle).or_default();
+    let google = robofilter_setup(
+        &w.files,
+        Dialect::Google,
+        agent,
+        s,
+        &mut google_store,
+    );
+    let s = setup.entry(Lib::RfRfc).or_default();
+    let rfc =
+        robofilter_setup(&w.files, Dialect::Rfc9309, agent, s, &mut rfc_store);
+
+    // Set-up: the peers (robotstxt has none).
+    let s = setup.entry(Lib::Texting).or_default();
+    let texting = s.each(&w.files, |_, f| {
+        texting_robots::Robot::new(agent, &f.bytes)
+            .map_err(|e| format!("{e:#}"))
+    });
+    let s = setup.entry(Lib::Fast).or_default();
+    let fast_parsed =
+        s.each(&w.files, |_, f| Ok(fast_robots::RobotsTxt::parse(&f.text)));
+    let fast = s
+        .each(&w.files, |i, _| {
+            Ok(fast_parsed[i].as_ref().map(|r| r.matcher()))
+        })
+        .into_iter()
+        .map(Option::flatten)
+        .collect();
+    setup.entry(Lib::Robotstxt).or_default();
+    let mut prepared = Prepared {
+        google,
+        rfc,
+        texting,
+        fast,
+        bodies: w.files.iter().map(|f| f.text.as_str()).collect(),
+        agent,
+    };
+
+    // Verdicts on the distinct URLs (robotstxt: on an even sample).
+    let distinct = &urls[..w.distinct];
+    let sample_idx: Vec<usize> = if distinct.len() <= args.sample {
+        (0..distinct.len()).collect()
+    } else {
+        (0..args.sample).map(|k| k * distinct.len() / args.sample).collect()
+    };
+    let sample: Vec<&str> = sample_idx.iter().map(|&i| distinct[i]).collect();
+    let mut notes = w.notes.clone();
+    let mut v: HashMap<Lib, Vec<u8>> = HashMap::new();
+    let mut per_url_ns: HashMap<Lib, f64> = HashMap::new();
+    for lib in LIBS {
+        let input = if lib == Lib::Robotstxt { &sample[..] } else { distinct };
+        eprintln!("  verdicts: {} on {} URLs ...", lib.label(), input.len());
+        let mut panicked = Vec::new();
+        let t = thread_cpu_ns();
+        let got = with_decide!(lib, prepared, |d| verdicts(
+            input,
+            lookup,
+            &mut d,
+            &mut panicked
+        ));
+        per_url_ns
+            .insert(lib, (thread_cpu_ns() - t) / input.len().max(1) as f64);
+        if !panicked.is_empty() {
+            notes.push(format!(
+                "{}: {} URLs panicked (counted as disagreements)",
+                lib.label(),
+                panicked.len()
+            ));
+        }
+        // A file that made a library panic is allowed-all in the timed runs.
+        panicked.sort_unstable();
+        panicked.dedup();
+        for file in panicked {
+            match lib {
+                Lib::Texting => prepared.texting[file] = None,
+                Lib::Fast => prepared.fast[file] = None,
+                _ => {}
+            }
+            let name = w.files[file].name.clone();
+            let s = setup.get_mut(&lib).expect("set");
+            s.failed.push((name, "panicked while deciding".into()));
+        }
+        v.insert(lib, got);
+    }
+    let (mut rows, examples) =
+        agreement(args, w, &v, distinct, &sample_idx, lookup);
+
+    // Timed rounds. A slow library gets a prefix of the URLs.
+    let mut inputs: HashMap<Lib, &[&str]> = HashMap::new();
+    for lib in LIBS {
+        let all = if lib == Lib::Robotstxt { &sample[..] } else { &urls[..] };
+        let est = per_url_ns[&lib] * all.len() as f64 / 1e9;
+        let n = if est > args.max_pass_secs {
+            ((args.max_pass_secs / est * all.len() as f64) as usize)
+                .max(all.len().min(10_000))
+        } else {
+            all.len()
+        };
+        inputs.insert(lib, &all[..n]);
+    }
+    let (times, floor) = timed_rounds(args, w, &prepared, &inputs, lookup);
+    for row in &mut rows {
+        let n = inputs[&row.lib].len();
+        row.rate = n as f64 / (times[&row.lib] / 1e9);
+        let all = if row.lib == Lib::Robotstxt { &sample } else { &urls };
+        row.timed_on =
+            (n < all.len() || row.lib == Lib::Robotstxt).then_some(n);
+    }
+    let reference: HashMap<Lib, f64> = rows
+        .iter()
+        .filter(|r| r.lib.is_robofilter())
+        .map(|r| (r.lib, r.rate))
+        .collect();
+    for row in &mut rows {
+        if !row.lib.is_robofilter() {
+            let rf = row.reference.expect("set");
+            row.ratio = Some((reference[&rf] / row.rate, rf));
+        }
+    }
+
+    for lib in [Lib::RfGoogle, Lib::RfRfc] {
+        let engines: Vec<String> = setup[&lib]
+            .engines
+            .iter()
+            .map(|(e, n)| format!("{e} {n}"))
+            .collect();
+        notes.push(format!(
+            "{} engine of {agent}'s group, files per engine: {}",
+            lib.label(),
+            engines.join(", ")
+        ));
+    }
+    let not_utf8 = w
+        .files
+        .iter()
+        .filter(|f| std::str::from_utf8(&f.bytes).is_err())
+        .count();
+    if not_utf8 > 0 {
+        notes.push(format!(
+            "{not_utf8} files are not UTF-8: fast-robots and robotstxt get \
+             them with U+FFFD replacements (they take &str)"
+        ));
+    }
+    report.workloads.push(WorkloadReport {
+        name: w.name.clone(),
+        rows,
+        floor,
+        setup: LIBS.iter().map(|l| (*l, setup[l].clone())).collect(),
+        files: w.files.len(),
+        urls: urls.len(),
+        file_names: w.files.iter().map(|f| f.name.clone()).collect(),
+        notes,
+        examples,
+    });
+}
+
+/// Interleaved timed rounds: every library's pass over its input, and the
+/// newline-scan floor over the workload's bytes. Returns the median CPU ns
+/// per library and the floor's lines/s.
+fn timed_rounds(
+    args: &Args,
+    w: &Workload,
+    prepared: &Prepared,
+    inputs: &HashMap<Lib, &[&str]>,
+    lookup: Lookup,
+) -> (HashMap<Lib, f64>, f64) {
+    let mut times: HashMap<Lib, Vec<f64>> = HashMap::new();
+    let mut floor = Vec::new();
+    let mut sink = 0usize;
+    for round in 0..args.runs {
+        eprintln!("  round {}/{} ...", round + 1, args.runs);
+        let t = thread_cpu_ns();
+        sink += memchr::memchr_iter(b'\n', w.buf.as_bytes()).count();
+        floor.push(thread_cpu_ns() - t);
+        for lib in LIBS {
+            let input = inputs[&lib];
+            let t = thread_cpu_ns();
+            sink +=
+                with_decide!(lib, prepared, |d| pass(input, lookup, &mut d));
+            times.entry(lib).or_default().push(thread_cpu_ns() - t);
+        }
+    }
+    std::hint::black_box(sink);
+    let lines = memchr::memchr_iter(b'\n', w.buf.as_bytes()).count();
+    let medians =
+        times.into_iter().map(|(lib, mut t)| (lib, median(&mut t))).collect();
+    (medians, lines as f64 / (median(&mut floor) / 1e9))
+}
+
+/// The table rows (without rates) and the disagreements of every library
+/// with robofilter. `v` holds each library's verdicts: on `distinct`, or
+/// for robotstxt on `distinct[sample_idx]`.
+fn agreement(
+    args: &Args,
+    w: &Workload,
+    v: &HashMap<Lib, Vec<u8>>,
+    distinct: &[&str],
+    sample_idx: &[usize],
+    lookup: Lookup,
+) -> (Vec<Row>, Vec<Examples>) {
+    let (g, r) = (&v[&Lib::RfGoogle], &v[&Lib::RfRfc]);
+    let agree = |peer: &[u8], rf: &[u8], idx: Option<&[usize]>| -> usize {
+        match idx {
+            None => peer.iter().zip(rf).filter(|(a, b)| a == b).count(),
+            Some(idx) => {
+                peer.iter().zip(idx).filter(|&(a, &i)| *a == rf[i]).count()
+            }
+        }
+    };
+    let dialect =
+        |lib| if lib == Lib::RfGoogle { "google" } else { "rfc9309" };
+    let mut rows = Vec::new();
+    let mut examples = Vec::new();
+    for lib in LIBS {
+        let mut row = Row {
+            workload: w.name.clone(),
+            lib,
+            rate: 0.0,
+            ratio: None,
+            reference: Some(lib),
+            agreement: String::new(),
+            timed_on: None,
+        };
+        if lib.is_robofilter() {
+            row.agreement = if lib == Lib::RfGoogle {
+                "reference".into()
+            } else {
+                format!("{} with google", percent(agree(g, r, None), g.len()))
+            };
+            rows.push(row);
+            continue;
+        }
+        let mine = &v[&lib];
+        let idx = (lib == Lib::Robotstxt).then_some(sample_idx);
+        let (ag, ar) = (agree(mine, g, idx), agree(mine, r, idx));
+        let closer = if lib == Lib::Robotstxt || ag >= ar {
+            Lib::RfGoogle
+        } else {
+            Lib::RfRfc
+        };
+        let rf = if closer == Lib::RfGoogle { g } else { r };
+        row.reference = Some(closer);
+        let mut ex = Examples {
+            workload: w.name.clone(),
+            lib,
+            reference: closer,
+            compared: mine.len(),
+            differ: 0,
+            kinds: BTreeMap::new(),
+            shown: Vec::new(),
+        };
+        let mut kinds = Kinds::new(&w.files);
+        for (k, &peer) in mine.iter().enumerate() {
+            let i = idx.map_or(k, |idx| idx[k]);
+            if peer == rf[i] {
+                continue;
+            }
+            ex.differ += 1;
+            let url = distinct[i];
+            let file = lookup.file(url).expect("workload URLs have a file");
+            let kind = if peer == 2 {
+                "panic".into()
+            } else if lib == Lib::Robotstxt {
+                kinds.classify(file, url)
+            } else {
+                peer_hint(url).into()
+            };
+            *ex.kinds.entry(kind.clone()).or_default() += 1;
+            let name = &w.files[file].name;
+            let seen = ex.shown.iter().any(|e| {
+                e.url == url || (w.files.len() > 1 && e.file == *name)
+            });
+            if ex.shown.len() < args.examples && !seen {
+                ex.shown.push(Example {
+                    file: name.clone(),
+                    url: url.to_string(),
+                    robofilter: rf[i],
+                    peer,
+                    kind,
+                });
+            }
+        }
+        row.agreement = if lib == Lib::Robotstxt {
+            let unexplained =
+                ex.kinds.get("unexplained").copied().unwrap_or(0);
+            format!(
+                "google {} ({} differ, {unexplained} unexplained)",
+                percent(ag, mine.len()),
+                ex.differ
+            )
+        } else {
+            format!(
+                "google {}, rfc9309 {} ({} differ from {})",
+                percent(ag, mine.len()),
+                percent(ar, mine.len()),
+                ex.differ,
+                dialect(closer)
+            )
+        };
+        rows.push(row);
+        examples.push(ex);
+    }
+    (rows, examples)
+}
+
+/// A rough reason for a disagreement with texting_robots or fast-robots,
+/// from the URL alone: the RFC's implicit allow of `/robots.txt` (google's
+/// library has none; robofilter's rfc9309 dialect allows it with any query,
+/// the peers only without one), or percent-encoding (the libraries
+/// normalise differently); else `other`.
+fn peer_hint(url: &str) -> &'static str {
+    let path = path_query(url);
+    let rest = path.strip_prefix("/robots.txt");
+    if rest.is_some_and(|r| r.is_empty() || r.starts_with('?')) {
+        "/robots.txt"
+    } else if path.contains('%') || !path.is_ascii() {
+        "percent-encoding"
+    } else {
+        "other"
+    }
+}
+
+/// Classifies disagreements between robofilter (google) and the robotstxt
+/// crate by the known divergences of tests/differential.rs (a port of its
+/// `applies` checks; "unexplained" if none applies).
+struct Kinds<'f> {
+    files: &'f [RobotsFile],
+    per_file: HashMap<usize, Vec<&'static str>>,
+}
+
+impl<'f> Kinds<'f> {
+    fn new(files: &'f [RobotsFile]) -> Self {
+        Kinds { files, per_file: HashMap::new() }
+    }
+
+    fn classify(&mut self, file: usize, url: &str) -> String {
+        let robots = &self.files[file].text;
+        let mut kinds = self
+            .per_file
+            .entry(file)
+            .or_insert_with(|| divergence::file_kinds(robots))
+            .clone();
+        kinds.extend(divergence::url_kinds(robots, url));
+        if kinds.is_empty() { "unexplained".into() } else { kinds.join("+") }
+    }
+}
+
+mod divergence {
+    //! The known divergences between google/robotstxt (which robofilter's
+    //! google dialect follows) and the robotstxt crate, as listed in
+    //! tests/differential.rs: each check says whether a divergence can
+    //! apply to a (robots.txt, URL) pair.
+
+    use robotstxt::DefaultMatcher;
+    use robotstxt::matcher::{
+        LongestMatchRobotsMatchStrategy, RobotsMatchStrategy,
+    };
+    use robotstxt::parser::{
+        ParseKeyType, ParsedRobotsKey, RobotsTxtParser, escape_pattern,
+    };
+
+    use super::guarded;
+
+    /// A check on a robots.txt body.
+    type Check = fn(&str) -> bool;
+
+    /// The divergences that depend on the file alone.
+    pub fn file_kinds(robots: &str) -> Vec<&'static str> {
+        let checks: [(&str, Check); 7] = [
+            ("bom", bom),
+            ("escape-pattern", escape),
+            ("untrimmed-no-colon", untrimmed_no_colon),
+            ("nul-in-line", |r| r.contains('\0')),
+            ("unicode-whitespace", |r| {
+                r.chars().any(|c| !c.is_ascii() && c.is_whitespace())
+            }),
+            ("separator-lines", separator_lines),
+            ("long-line", |r| {
+                lines(r).any(|l| l.len() >= robofilter::MAX_LINE_LEN)
+            }),
+        ];
+        checks.iter().filter(|(_, f)| f(robots)).map(|(n, _)| *n).collect()
+    }
+
+    /// The divergences that depend on the URL too.
+    pub fn url_kinds(robots: &str, url: &str) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        if star_matcher(robots, url) {
+            out.push("star-matcher");
+        }
+        if !robotstxt::get_path_params_query(url).is_ascii() {
+            out.push("non-ascii-path");
+        }
+        out
+    }
+
+    fn bom(robots: &str) -> bool {
+        robots.starts_with(['\u{feff}', '\u{ef}', '\u{bb}', '\u{bf}'])
+    }
+
+    /// The lines of a body as the crate splits them (CR, LF, CRLF).
+    fn lines(robots: &str) -> impl Iterator<Item = &str> {
+        robots.split(['\n', '\r'])
+    }
+
+    /// How the crate reads a line: `Some((key type, value))` if it has a key.
+    fn key_value(line: &str) -> Option<(ParseKeyType, &str)> {
+        let (key, value, ok) =
+            RobotsTxtParser::<DefaultMatcher<'_>>::parse_key_value(line);
+        if !ok {
+            return None;
+        }
+        let mut parsed = ParsedRobotsKey::default();
+        parsed.parse(key);
+        let kind = match parsed.get_type() {
+            ParseKeyType::UserAgent => ParseKeyType::UserAgent,
+            ParseKeyType::Allow => ParseKeyType::Allow,
+            ParseKeyType::Disallow => ParseKeyType::Disallow,
+            ParseKeyType::Sitemap => ParseKeyType::Sitemap,
+            ParseKeyType::Unknown => ParseKeyType::Unknown,
+        };
+        Some((kind, value))
+    }
+
+    /// Every Allow/Disallow value, as the crate reads it.
+    fn rule_values(robots: &str) -> impl Iterator<Item = &str> {
+        lines(robots)
+            .filter_map(key_value)
+            .filter(|(k, _)| {
+                matches!(k, ParseKeyType::Allow | ParseKeyType::Disallow)
+            })
+            .map(|(_, v)| v)
+    }
+
+    /// The reference's pattern match on bytes (SEMANTICS.md section 2).
+    fn reference_matches(path: &[u8], pattern: &[u8]) -> bool {
+        let mut reach = vec![false; path.len() + 1];
+        reach[0] = true;
+        for (i, &c) in pattern.iter().enumerate() {
+            if c == b'$' && i + 1 == pattern.len() {
+                return reach[path.len()];
+            }
+            let mut next = vec![false; path.len() + 1];
+            if c == b'*' {
+                if let Some(first) = reach.iter().position(|&r| r) {
+                    next[first..].iter_mut().for_each(|n| *n = true);
+                }
+            } else {
+                for p in 0..path.len() {
+                    next[p + 1] = reach[p] && path[p] == c;
+                }
+            }
+            if !next.contains(&true) {
+                return false;
+            }
+            reach = next;
+        }
+        true
+    }
+
+    fn star_matcher(robots: &str, url: &str) -> bool {
+        let path = robotstxt::get_path_params_query(url);
+        rule_values(robots).any(|value| {
+            let pattern = escape_pattern(value);
+            let mut patterns = vec![pattern.clone()];
+            if let Some(slash) = pattern.rfind('/')
+                && pattern[slash..].starts_with("/index.htm")
+            {
+                patterns.push(format!("{}$", &pattern[..=slash]));
+            }
+            patterns.iter().any(|p| {
+                let got = guarded(|| {
+                    LongestMatchRobotsMatchStrategy::matches(&path, p)
+                });
+                got != Some(reference_matches(path.as_bytes(), p.as_bytes()))
+            })
+        })
+    }
+
+    /// SEMANTICS.md section 2, line parsing step 6.
+    fn reference_escape(value: &[u8]) -> Vec<u8> {
+        let hex = |b: u8| b.is_ascii_hexdigit();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < value.len() {
+            let b = value[i];
+            if b == b'%'
+                && i + 2 < value.len()
+                && hex(value[i + 1])
+                && hex(value[i + 2])
+            {
+                out.push(b'%');
+                out.push(value[i + 1].to_ascii_uppercase());
+                out.push(value[i + 2].to_ascii_uppercase());
+                i += 3;
+            } else if b >= 0x80 {
+                out.extend_from_slice(format!("%{b:02X}").as_bytes());
+                i += 1;
+            } else {
+                out.push(b);
+                i += 1;
+            }
+        }
+        out
+    }
+
+    fn escape(robots: &str) -> bool {
+        rule_values(robots).any(|v| {
+            escape_pattern(v).as_bytes() != reference_escape(v.as_bytes())
+        })
+    }
+
+    fn untrimmed_no_colon(robots: &str) -> bool {
+        lines(robots).any(|line| {
+            !line.contains(['#', ':'])
+                && line.starts_with([' ', '\t'])
+                && line.trim().contains([' ', '\t'])
+        })
+    }
+
+    fn separator_lines(robots: &str) -> bool {
+        let mut in_agents = false;
+        let mut other_seen = false;
+        for (kind, _) in lines(robots).filter_map(key_value) {
+            match kind {
+                ParseKeyType::UserAgent => {
+                    if other_seen {
+                        return true;
+                    }
+                    in_agents = true;
+                }
+                ParseKeyType::Allow | ParseKeyType::Disallow => {
+                    in_agents = false;
+                    other_seen = false;
+                }
+                ParseKeyType::Sitemap | ParseKeyType::Unknown => {
+                    other_seen |= in_agents;
+                }
+            }
+        }
+        false
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Report
+
+#[derive(Default)]
+struct Report {
+    workloads: Vec<WorkloadReport>,
+    notes: Vec<String>,
+}
+
+struct WorkloadReport {
+    name: String,
+    rows: Vec<Row>,
+    floor: f64,
+    setup: Vec<(Lib, Setup)>,
+    files: usize,
+    /// URLs of one pass.
+    urls: usize,
+    file_names: Vec<String>,
+    notes: Vec<String>,
+    examples: Vec<Examples>,
+}
+
+/// One table row.
+struct Row {
+    workload: String,
+    lib: Lib,
+    rate: f64,
+    /// robofilter's rate over this one, and which robofilter.
+    ratio: Option<(f64, Lib)>,
+    /// For peers: the dialect compared with; for robofilter: itself.
+    reference: Option<Lib>,
+    agreement: String,
+    /// Timed on this many URLs (a sample or a prefix), if not all.
+    timed_on: Option<usize>,
+}
+
+struct Examples {
+    workload: String,
+    lib: Lib,
+    reference: Lib,
+    compared: usize,
+    differ: usize,
+    kinds: BTreeMap<String, usize>,
+    shown: Vec<Example>,
+}
+
+struct Example {
+    file: String,
+    url: String,
+    robofilter: u8,
+    peer: u8,
+    kind: String,
+}
+
+impl Report {
+    fn print(&self, args: &Args, command: &str) {
+        let mut out = String::new();
+        let _ = writeln!(out, "# robofilter and its peers\n");
+        let _ = writeln!(out, "command: `{command}`\n");
+        let _ = writeln!(
+            out,
+            "Single-threaded; URLs/s per core = URLs / thread CPU time, median of {} \
+             interleaved rounds. Ratio = robofilter's rate / the library's rate (the \
+             robofilter dialect in brackets). robotstxt 0.3.0 parses the robots.txt \
+             again for every URL, so it runs on an evenly spaced sample of at most {} \
+             URLs (count shown). Peers built: texting_robots 0.2.2, robotstxt 0.3.0, \
+             fast-robots 0.1.5 (all from crates.io).\n",
+            args.runs, args.sample
+        );
+        let _ = writeln!(
+            out,
+            "| workload | library | URLs/s per core | ratio vs robofilter | agreement |"
+        );
+        let _ = writeln!(out, "|---|---|---:|---:|---|");
+        for w in &self.workloads {
+            for row in &w.rows {
+                let lib = match row.timed_on {
+                    Some(n) => {
+                        format!("{} ({} URLs)", row.lib.label(), thousands(n))
+                    }
+                    None => row.lib.label().to_string(),
+                };
+                let ratio = match row.ratio {
+                    Some((x, rf)) => format!(
+                        "{} ({})",
+                        times(x),
+                        if rf == Lib::RfGoogle { "google" } else { "rfc9309" }
+                    ),
+                    None => "—".into(),
+                };
+                let _ = writeln!(
+                    out,
+                    "| {} | {lib} | {} | {ratio} | {} |",
+                    row.workload,
+                    per_second(row.rate),
+                    row.agreement
+                );
+            }
+            let _ = writeln!(
+                out,
+                "| {} | floor: memchr newline scan | {} lines/s | — | — |",
+                w.name,
+                per_second(w.floor)
+            );
+        }
+
+        let _ = writeln!(
+            out,
+            "\n## Set-up (thread CPU time, all files of the workload)\n"
+        );
+        let _ = writeln!(
+            out,
+            "| workload | files | library | set-up | set-up + one pass \
+             over all URLs | failed files |"
+        );
+        let _ = writeln!(out, "|---|---:|---|---:|---:|---|");
+        for w in &self.workloads {
+            for (lib, s) in &w.setup {
+                let what = match s.slowest() {
+                    _ if *lib == Lib::Robotstxt => {
+                        "none (parses per call)".to_string()
+                    }
+                    Some((i, ns)) if w.files > 1 => format!(
+                        "{:.3} s (slowest {}: {:.3} s)",
+                        s.total_ns() / 1e9,
+                        w.file_names[i],
+                        ns / 1e9
+                    ),
+                    _ => format!("{:.3} s", s.total_ns() / 1e9),
+                };
+                let failed = if s.failed.is_empty() {
+                    "0".to_string()
+                } else {
+                    let first = s.failed.iter().take(3).map(|(f, e)| {
+                        let e: String = e.chars().take(80).collect();
+                        format!("{f}: {e}")
+                    });
+                    format!(
+                        "{} (allowed-all): {}",
+                        s.failed.len(),
+                        first.collect::<Vec<_>>().join("; ")
+                    )
+                };
+                let rate =
+                    w.rows.iter().find(|r| r.lib == *lib).map(|r| r.rate);
+                let total = match rate {
+                    Some(rate) if rate > 0.0 => format!(
+                        "{:.2} s{}",
+                        s.total_ns() / 1e9 + w.urls as f64 / rate,
+                        if *lib == Lib::Robotstxt {
+                            " (extrapolated)"
+                        } else {
+                            ""
+                        }
+                    ),
+                    _ => "—".into(),
+                };
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {what} | {total} | {failed} |",
+                    w.name,
+                    w.files,
+                    lib.label()
+                );
+            }
+        }
+
+        let _ = writeln!(out, "\n## Notes\n");
+        for note in &self.notes {
+            let _ = writeln!(out, "- {note}");
+        }
+        for w in &self.workloads {
+            for note in &w.notes {
+                let _ = writeln!(out, "- {}: {note}", w.name);
+            }
+        }
+
+        let _ = writeln!(out, "\n## Disagreements with robofilter\n");
+        for w in &self.workloads {
+            for ex in &w.examples {
+                let rf = if ex.reference == Lib::RfGoogle {
+                    "google"
+                } else {
+                    "rfc9309"
+                };
+                let _ = writeln!(
+                    out,
+                    "### {} — {} vs robofilter ({rf}): {} of {} differ",
+                    ex.workload,
+                    ex.lib.label(),
+                    thousands(ex.differ),
+                    thousands(ex.compared)
+                );
+                if !ex.kinds.is_empty() {
+                    let kinds: Vec<String> = ex
+                        .kinds
+                        .iter()
+                        .map(|(k, n)| format!("{k} {n}"))
+                        .collect();
+                    let what = if ex.lib == Lib::Robotstxt {
+                        "known divergence kinds (tests/differential.rs)"
+                    } else {
+                        "by URL"
+                    };
+                    let _ = writeln!(out, "\n{what}: {}", kinds.join(", "));
+                }
+                if !ex.shown.is_empty() {
+                    let _ = writeln!(
+                        out,
+                        "\n| robots.txt | URL | robofilter | {} | kind |",
+                        ex.lib.label()
+                    );
+                    let _ = writeln!(out, "|---|---|---|---|---|");
+                    for e in &ex.shown {
+                        let url: String = e.url.chars().take(160).collect();
+                        let _ = writeln!(
+                            out,
+                            "| {} | `{}` | {} | {} | {} |",
+                            e.file,
+                            url.replace('|', "%7C").replace('`', "%60"),
+                            verdict(e.robofilter),
+                            verdict(e.peer),
+                            e.kind
+                        );
+                    }
+                }
+                let _ = writeln!(out);
+            }
+        }
+        print!("{out}");
+    }
+}
+
+fn verdict(v: u8) -> &'static str {
+    match v {
+        0 => "disallow",
+        1 => "allow",
+        _ => "panic",
+    }
+}
+
+fn percent(n: usize, of: usize) -> String {
+    if of == 0 {
+        return "n/a".into();
+    }
+    let p = 100.0 * n as f64 / of as f64;
+    if n == of {
+        "100 %".into()
+    } else if p >= 99.99 {
+        format!("{p:.4} %")
+    } else {
+        format!("{p:.2} %")
+    }
+}
+
+fn per_second(x: f64) -> String {
+    if x >= 1e9 {
+        format!("{:.2} G", x / 1e9)
+    } else if x >= 1e6 {
+        format!("{:.2} M", x / 1e6)
+    } else if x >= 1e3 {
+        format!("{:.1} k", x / 1e3)
+    } else {
+        format!("{x:.0}")
+    }
+}
+
+fn times(x: f64) -> String {
+    if x >= 100.0 {
+        format!("{x:.0}×")
+    } else if x >= 10.0 {
+        format!("{x:.1}×")
+    } else {
+        format!("{x:.2}×")
+    }
+}
+
+fn thousands(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------
+// Timing and panics
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn thread_cpu_ns() -> f64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec, CLOCK_THREAD_CPUTIME_ID a
+    // constant the kernel knows; clock_gettime writes only into `ts`.
+    let rc =
+        unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
+    ts.tv_sec as f64 * 1e9 + ts.tv_nsec as f64
+}
+
+thread_local! {
+    /// Set while a library call runs under `guarded`: its panic is counted,
+    /// not printed.
+    static QUIET: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Prints panics only outside `guarded`.
+fn quiet_panics() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !QUIET.with(Cell::get) {
+            default(info);
+        }
+    }));
+}
+
+/// Runs a library call; `None` if it panicked.
+fn guarded<T>(f: impl FnOnce() -> T) -> Option<T> {
+    let was = QUIET.with(|q| q.replace(true));
+    let r = catch_unwind(AssertUnwindSafe(f)).ok();
+    QUIET.with(|q| q.set(was));
+    r
+}
