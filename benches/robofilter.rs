@@ -1,4 +1,5 @@
-// Criterion benchmarks: parse, compile, load, decide and end-to-end filter.
+// Criterion benchmarks: parse, compile, load, decide, end-to-end filter, and
+// multi-host bundles (build, open, decide).
 //
 // Corpora:
 //
@@ -11,19 +12,37 @@
 //   reason printed, when the archive is absent. Its URLs are synthetic
 //   (`synthetic_urls`): the real URL list has only 54 for that host.
 //
-// Every benchmark asserts its allow/disallow counts, computed once up front
-// with the direct matcher (`Matcher::explain`), so that a fast wrong answer
-// fails instead of being reported. See benches/README.md.
+// Bundles (`bundle-*`), built with `BundleBuilder` (google dialect):
+//
+// - `bench2019`: the 1,559 robots.txt files of
+//   `../shared/data/robots-bench-2019.tar.gz` (`<dir>/<host>.txt`: the file
+//   name is the host, as a user would pass them), and the 111,823 URLs of
+//   `../shared/data/urls-bench-links.txt.gz`, a crawl of 1,265 hosts; URLs
+//   whose host has no file are `unknown`. Skipped, with the reason printed,
+//   when either file is absent. Built on first use (about 20 s).
+// - `synthetic70k` (`bundle-open` only): 70,000 hosts, each with its own
+//   one-rule robots.txt, for the open time at the scale of the full corpus
+//   (74,637 hosts).
+//
+// Every benchmark asserts its answer, so that a fast wrong answer fails
+// instead of being reported: the decide and filter benchmarks their
+// allow/disallow (and unknown) counts, computed once up front with the direct
+// matcher (`Matcher::explain`); the others what they parsed, compiled or
+// loaded (groups, octets, hosts and members). See benches/README.md.
 
+use std::cell::OnceCell;
+use std::collections::HashSet;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{
+    Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
+};
 use robofilter::{
-    AlignedBytes, Compiler, Config, Dialect, Matcher, RobotsTxt, Rules,
-    Verdict,
+    AlignedBytes, Bundle, BundleBuilder, Compiler, Config, Dialect, Fetch,
+    HostRules, Matcher, RobotsTxt, Rules, Verdict,
 };
 
 /// The agents decided in every corpus: one named in the sample and in most
@@ -40,6 +59,10 @@ const REAL_FILES: [&str; 3] = [
 
 /// Synthetic URLs generated for the real file.
 const SYNTHETIC_URLS: usize = 10_000;
+
+/// Hosts (and members) of the synthetic bundle that `bundle-open` opens, at
+/// the scale of the full robots corpus (74,637 hosts).
+const SYNTHETIC_HOSTS: usize = 70_000;
 
 struct Corpus {
     name: String,
@@ -124,16 +147,20 @@ fn tar(
     flags: &[&str],
     member: Option<&str>,
 ) -> Result<Vec<u8>, String> {
-    let out = Command::new("tar")
-        .args(flags)
-        .arg(archive)
-        .args(member)
-        .output()
-        .map_err(|e| format!("running tar: {e}"))?;
+    run(Command::new("tar").args(flags).arg(archive).args(member))
+}
+
+/// The decompressed contents of a gzip file.
+fn gunzip(path: &Path) -> Result<Vec<u8>, String> {
+    run(Command::new("gzip").arg("-dc").arg(path))
+}
+
+/// A command's stdout, or why it failed.
+fn run(cmd: &mut Command) -> Result<Vec<u8>, String> {
+    let out = cmd.output().map_err(|e| format!("running {cmd:?}: {e}"))?;
     if !out.status.success() {
         return Err(format!(
-            "tar {flags:?} {} failed: {}",
-            archive.display(),
+            "{cmd:?} failed: {}",
             String::from_utf8_lossy(&out.stderr).trim()
         ));
     }
@@ -283,6 +310,11 @@ fn benchmarks(c: &mut Criterion) {
     for corpus in &corpora {
         bench_corpus(c, corpus);
     }
+    match host_corpus() {
+        Ok(corpus) => bench_bundle(c, &corpus),
+        Err(why) => eprintln!("skipping the bundle benchmarks: {why}"),
+    }
+    bench_open_synthetic(c);
 }
 
 fn bench_corpus(c: &mut Criterion, corpus: &Corpus) {
@@ -364,6 +396,377 @@ fn bench_corpus(c: &mut Criterion, corpus: &Corpus) {
         });
         g.finish();
     }
+}
+
+/// A mixed-host corpus: one robots.txt per host, and URLs of many hosts.
+struct HostCorpus {
+    name: String,
+    /// Host (the file name without `.txt`) and robots.txt body.
+    files: Vec<(String, Vec<u8>)>,
+    /// URLs, one per line, each line ending in `\n`.
+    urls: Vec<u8>,
+}
+
+/// The `bench2019` corpus from `../shared/data`, or the reason it is
+/// unavailable.
+fn host_corpus() -> Result<HostCorpus, String> {
+    let data = repo().join("../shared/data");
+    let archive = data.join("robots-bench-2019.tar.gz");
+    let url_list = data.join("urls-bench-links.txt.gz");
+    if let Some(p) = [&archive, &url_list].into_iter().find(|p| !p.exists()) {
+        return Err(format!("{} does not exist", p.display()));
+    }
+    let mut files = Vec::new();
+    for (path, body) in tar_files(&gunzip(&archive)?)? {
+        let name = path.rsplit('/').next().unwrap_or(&path);
+        let Some(host) = name.strip_suffix(".txt") else {
+            return Err(format!("{path}: not a <dir>/<host>.txt member"));
+        };
+        files.push((host.to_string(), body.to_vec()));
+    }
+    let mut urls = gunzip(&url_list)?;
+    if !urls.is_empty() && !urls.ends_with(b"\n") {
+        urls.push(b'\n');
+    }
+    Ok(HostCorpus { name: "bench2019".into(), files, urls })
+}
+
+/// The regular files of an uncompressed tar archive (ustar or GNU), as
+/// (path, contents), in archive order.
+fn tar_files(tar: &[u8]) -> Result<Vec<(String, &[u8])>, String> {
+    const BLOCK: usize = 512;
+    let mut files = Vec::new();
+    let mut long_name = None;
+    let mut rest = tar;
+    while rest.len() >= BLOCK {
+        let (header, body) = rest.split_at(BLOCK);
+        if header.iter().all(|&b| b == 0) {
+            break; // the end-of-archive blocks
+        }
+        let size = std::str::from_utf8(until_nul(&header[124..136]))
+            .ok()
+            .and_then(|s| usize::from_str_radix(s.trim(), 8).ok())
+            .ok_or("tar: bad size field")?;
+        let data = body.get(..size).ok_or("tar: truncated entry")?;
+        let path = long_name.take().unwrap_or_else(|| {
+            let name = String::from_utf8_lossy(until_nul(&header[..100]));
+            // POSIX ustar may split the path; GNU's `ustar  ` does not.
+            let prefix = until_nul(&header[345..500]);
+            if &header[257..263] == b"ustar\0" && !prefix.is_empty() {
+                format!("{}/{name}", String::from_utf8_lossy(prefix))
+            } else {
+                name.into_owned()
+            }
+        });
+        match header[156] {
+            b'0' | 0 => files.push((path, data)),
+            b'5' => {} // a directory
+            // GNU: the next entry's name, too long for its header.
+            b'L' => {
+                long_name =
+                    Some(String::from_utf8_lossy(until_nul(data)).into())
+            }
+            t => {
+                return Err(format!(
+                    "tar: {path}: entry type {:?} is not supported",
+                    char::from(t)
+                ));
+            }
+        }
+        rest = &body[size.next_multiple_of(BLOCK).min(body.len())..];
+    }
+    Ok(files)
+}
+
+/// A NUL-padded field without its padding.
+fn until_nul(field: &[u8]) -> &[u8] {
+    &field[..field.iter().position(|&b| b == 0).unwrap_or(field.len())]
+}
+
+/// Verdict counts over a URL list through a bundle.
+#[derive(Clone, Copy, Debug, Default, Eq, PartialEq)]
+struct Counts {
+    allow: u64,
+    disallow: u64,
+    /// No authority, or the bundle has no entry for it.
+    unknown: u64,
+}
+
+/// How the bundle decides `url`'s host, or `None` (unknown). `key` is
+/// scratch space for the authority.
+#[inline]
+fn host_rules(
+    bundle: &Bundle<'_>,
+    url: &[u8],
+    key: &mut Vec<u8>,
+) -> Option<HostRules> {
+    if !robofilter::url_authority(url, key) {
+        return None;
+    }
+    bundle.find(key).map(|i| bundle.host(i).rules())
+}
+
+/// Counts the verdicts of `urls` as `robofilter filter` decides them with a
+/// bundle, without its last-host cache: per URL the authority, the host
+/// lookup, and the member's matcher (`matchers[m]`, built up front for
+/// every member in use) or the host's fixed verdict. `decide` is
+/// `Matcher::decide`, or the direct matcher for the expected counts.
+#[inline]
+fn tally<'r, 'a>(
+    bundle: &Bundle<'_>,
+    matchers: &[Option<Matcher<'r, 'a>>],
+    urls: &[&[u8]],
+    decide: impl Fn(&Matcher<'r, 'a>, &[u8]) -> Verdict,
+) -> Counts {
+    let mut key = Vec::new();
+    let mut n = Counts::default();
+    for url in urls {
+        let verdict = host_rules(bundle, url, &mut key).map(|r| match r {
+            HostRules::Member(m) => {
+                decide(matchers[m].as_ref().expect("member in use"), url)
+            }
+            HostRules::AllowAll => Verdict::Allow,
+            HostRules::DisallowAll => Verdict::Disallow,
+        });
+        match verdict {
+            Some(Verdict::Allow) => n.allow += 1,
+            Some(Verdict::Disallow) => n.disallow += 1,
+            None => n.unknown += 1,
+        }
+    }
+    n
+}
+
+/// A host corpus's bundle, loaded, with what the `bundle-decide`
+/// benchmarks of every agent need.
+struct Loaded<'b> {
+    bundle: Bundle<'b>,
+    /// Every member, loaded (and so checked) once.
+    members: Vec<Rules<'b>>,
+    /// The members some URL needs: a filter run builds their matchers.
+    used: Vec<bool>,
+    /// URLs without an authority or whose host has no file.
+    unknown: u64,
+}
+
+impl<'b> Loaded<'b> {
+    fn new(
+        corpus: &HostCorpus,
+        bytes: &'b AlignedBytes,
+        urls: &[&[u8]],
+    ) -> Loaded<'b> {
+        let name = &corpus.name;
+        let bundle = Bundle::from_bytes(bytes.as_bytes()).expect("loads");
+        let members: Vec<Rules<'b>> = (0..bundle.member_len())
+            .map(|m| {
+                bundle.member(m).unwrap_or_else(|e| panic!("member {m}: {e}"))
+            })
+            .collect();
+        let mut used = vec![false; members.len()];
+        let mut key = Vec::new();
+        for url in urls {
+            if let Some(HostRules::Member(m)) =
+                host_rules(&bundle, url, &mut key)
+            {
+                used[m] = true;
+            }
+        }
+        // The unknown count without the bundle: authorities that are no
+        // file name.
+        let names: HashSet<Vec<u8>> = corpus
+            .files
+            .iter()
+            .map(|(h, _)| robofilter::normalize_host(h).unwrap().into())
+            .collect();
+        let unknown = urls
+            .iter()
+            .filter(|u| {
+                !robofilter::url_authority(u, &mut key)
+                    || !names.contains(&key)
+            })
+            .count() as u64;
+        eprintln!(
+            "bundle {name}: {} hosts, {} members ({} in use), {} octets; \
+             {} URLs, {unknown} unknown",
+            bundle.host_len(),
+            members.len(),
+            used.iter().filter(|&&u| u).count(),
+            bytes.as_bytes().len(),
+            urls.len(),
+        );
+        Loaded { bundle, members, used, unknown }
+    }
+}
+
+fn bench_bundle(c: &mut Criterion, corpus: &HostCorpus) {
+    let name = &corpus.name;
+    // Every file as a 200 response: each host is decided by its body.
+    let fetches = || -> Vec<(&str, Fetch)> {
+        let http = |body: &Vec<u8>| Fetch::http(200, 0, body.clone());
+        corpus.files.iter().map(|(h, body)| (h.as_str(), http(body))).collect()
+    };
+    let config = Config::new().dialect(Dialect::Google);
+    let build = |fetches: Vec<(&str, Fetch)>| {
+        let mut builder = BundleBuilder::new(config.clone());
+        for (host, fetch) in fetches {
+            builder.add(host, fetch).expect("file names are host names");
+        }
+        builder.finish().expect("bundle builds")
+    };
+    // Hosts serving the same bytes share one member.
+    let bodies: HashSet<&[u8]> =
+        corpus.files.iter().map(|(_, b)| &b[..]).collect();
+    let (host_len, member_len) = (corpus.files.len(), bodies.len());
+    let check = |bytes: &AlignedBytes| {
+        let bundle = Bundle::from_bytes(bytes.as_bytes()).expect("loads");
+        assert_eq!(
+            (bundle.host_len(), bundle.member_len()),
+            (host_len, member_len),
+            "bundle {name}: (hosts, members)"
+        );
+    };
+    // The bundle, built once on first use (it takes seconds: other filters
+    // should not pay for it), or kept from `bundle-build`.
+    let built = OnceCell::new();
+    let bytes = || {
+        built.get_or_init(|| {
+            let bytes = AlignedBytes::from(&build(fetches())[..]);
+            check(&bytes);
+            bytes
+        })
+    };
+
+    let mut g = c.benchmark_group("bundle-build");
+    // Seconds per build: ten samples of one build each, no warm-up.
+    g.sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_millis(1))
+        .measurement_time(Duration::from_secs(10));
+    let body_len: usize = corpus.files.iter().map(|(_, b)| b.len()).sum();
+    g.throughput(Throughput::Bytes(body_len as u64));
+    g.bench_function(name.as_str(), |b| {
+        // Only `add` and `finish` are timed, not the copies of the bodies
+        // nor the check.
+        b.iter_custom(|iters| {
+            let mut time = Duration::ZERO;
+            for _ in 0..iters {
+                let input = fetches();
+                let start = Instant::now();
+                let out = build(black_box(input));
+                time += start.elapsed();
+                let out = AlignedBytes::from(&out[..]);
+                check(&out);
+                let _ = built.set(out);
+            }
+            time
+        })
+    });
+    g.finish();
+
+    bench_open(c, name, bytes, host_len, member_len);
+
+    let urls: Vec<&[u8]> = lines(&corpus.urls).collect();
+    // The same URLs grouped by host (sorted by authority), and shuffled.
+    let mut sorted = urls.clone();
+    sorted.sort_by_cached_key(|u| {
+        let mut k = Vec::new();
+        robofilter::url_authority(u, &mut k);
+        k
+    });
+    let mut shuffled = urls.clone();
+    let mut rng = SplitMix64(0x5eed_5417);
+    for i in (1..shuffled.len()).rev() {
+        shuffled.swap(i, rng.below(i + 1));
+    }
+    let loaded = OnceCell::new();
+    let loaded = || loaded.get_or_init(|| Loaded::new(corpus, bytes(), &urls));
+    for agent in AGENTS {
+        // The agent's matcher of every member in use, and the expected
+        // counts, on first use.
+        let state = OnceCell::new();
+        let state = || {
+            state.get_or_init(|| {
+                let l = loaded();
+                let matchers: Vec<Option<Matcher<'_, '_>>> = l
+                    .members
+                    .iter()
+                    .zip(&l.used)
+                    .map(|(rules, &used)| {
+                        used.then(|| rules.matcher(agent).expect("all agents"))
+                    })
+                    .collect();
+                let want = tally(&l.bundle, &matchers, &urls, |m, u| {
+                    m.explain(u).verdict()
+                });
+                assert_eq!(want.unknown, l.unknown, "{name}: unknown URLs");
+                (&l.bundle, matchers, want)
+            })
+        };
+        let id = format!("{name}/{agent}");
+        for (group, list) in [
+            ("bundle-decide", &urls),
+            ("bundle-decide-sorted", &sorted),
+            ("bundle-decide-shuffled", &shuffled),
+        ] {
+            let mut g = c.benchmark_group(group);
+            g.throughput(Throughput::Elements(list.len() as u64));
+            g.bench_function(&id, |b| {
+                let (bundle, matchers, want) = state();
+                b.iter(|| {
+                    let list = black_box(list);
+                    let n = tally(bundle, matchers, list, Matcher::decide);
+                    assert_eq!(n, *want, "{group}/{id}");
+                    n
+                })
+            });
+            g.finish();
+        }
+    }
+}
+
+/// `bundle-open/<name>`: `Bundle::from_bytes`, which checks the index (its
+/// checksum, every host, slot and member extent) but no member. `aligned`
+/// gives the bundle on first use.
+fn bench_open<'b>(
+    c: &mut Criterion,
+    name: &str,
+    aligned: impl Fn() -> &'b AlignedBytes,
+    host_len: usize,
+    member_len: usize,
+) {
+    let mut g = c.benchmark_group("bundle-open");
+    g.bench_function(name, |b| {
+        let bytes = aligned().as_bytes();
+        b.iter(|| {
+            let bundle = Bundle::from_bytes(black_box(bytes)).expect("loads");
+            assert_eq!(
+                (bundle.host_len(), bundle.member_len()),
+                (host_len, member_len),
+                "bundle-open {name}: (hosts, members)"
+            );
+            bundle.host_len()
+        })
+    });
+    g.finish();
+}
+
+/// `bundle-open/synthetic70k`: a bundle of [`SYNTHETIC_HOSTS`] hosts, each
+/// with its own one-rule robots.txt: as many members as hosts, the worst
+/// case for the open time, which does not depend on the members' sizes.
+/// Built on first use, so that other filters do not pay for it.
+fn bench_open_synthetic(c: &mut Criterion) {
+    let built = OnceCell::new();
+    let build = || {
+        let mut b = BundleBuilder::new(Config::new());
+        for i in 0..SYNTHETIC_HOSTS {
+            let body = format!("User-agent: *\nDisallow: /{i}/\n");
+            let fetch = Fetch::http(200, 0, body.into());
+            b.add(&format!("host{i}.example"), fetch).expect("valid host");
+        }
+        AlignedBytes::from(&b.finish().expect("bundle builds")[..])
+    };
+    let (n, name) = (SYNTHETIC_HOSTS, "synthetic70k");
+    bench_open(c, name, || built.get_or_init(build), n, n);
 }
 
 fn config() -> Criterion {
