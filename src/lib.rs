@@ -64,6 +64,13 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! # Example: many hosts in one bundle
+//!
+//! A crawl frontier mixes hosts; a [`Bundle`] maps each authority to its
+//! compiled robots.txt or to the outcome of a failed fetch (RFC 9309
+//! §2.3.1), and a host without an entry has no verdict (`unknown`). See
+//! [`Bundle`] for an example and the layout.
+//!
 //! # Semantics
 //!
 //! Two dialects share the parser and the compiler:
@@ -91,8 +98,10 @@
 //!
 //! - `compile` (default): the robots.txt parser (`RobotsTxt`) and the
 //!   compiler (`Compiler`).
-//! - `cli` (default): the `robofilter` binary (clap, memmap2, rayon, memchr,
-//!   anyhow).
+//! - `parallel` (with `cli`): [`BundleBuilder`] compiles distinct robots.txt
+//!   bodies on all cores (rayon).
+//! - `cli` (default): the `robofilter` binary (clap, memmap2, rayon, anyhow,
+//!   serde_json, base64, flate2, zstd, indicatif).
 //!
 //! With `default-features = false` the crate loads rules files and decides URLs
 //! only, with two small dependencies (`crc32fast`, `bytemuck`).
