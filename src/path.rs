@@ -104,6 +104,25 @@ impl<'a> MatchPath<'a> {
         MatchPath { lead_slash: path.is_empty(), tail: path }
     }
 
+    /// Builds a match path from the part of a URL that [`from_url`] would
+    /// keep, found by a caller's own scan: `tail` starts at the path's
+    /// first octet (`/`, `?` or `;`) and ends before the fragment; empty
+    /// means `/`. A path starting with `?` or `;` gets its `/`, as in
+    /// [`from_url`].
+    ///
+    /// ```
+    /// use robofilter::MatchPath;
+    ///
+    /// let url = b"https://example.com?q=1#top";
+    /// assert_eq!(MatchPath::from_url_path(&url[19..23]), MatchPath::from_url(url));
+    /// ```
+    ///
+    /// [`from_url`]: MatchPath::from_url
+    #[inline]
+    pub fn from_url_path(tail: &'a [u8]) -> MatchPath<'a> {
+        MatchPath { lead_slash: tail.first() != Some(&b'/'), tail }
+    }
+
     /// Whether the matchable bytes start with a `/` that is not in the URL.
     #[inline]
     pub fn has_lead_slash(&self) -> bool {

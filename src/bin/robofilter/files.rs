@@ -238,7 +238,7 @@ impl Write for AtomicFile {
     }
 
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        self.file.as_mut().expect("not committed").write_all(buf)
+        write_through(self.file.as_mut().expect("not committed"), buf)
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -251,6 +251,21 @@ impl Drop for AtomicFile {
         if let (Some(_), Some(tmp)) = (self.file.take(), &self.tmp) {
             let _ = fs::remove_file(tmp);
         }
+    }
+}
+
+/// Writes `buf` through `w`: small writes are buffered, large ones (a
+/// chunk's output) go straight to the inner writer after a flush, instead
+/// of being copied into the buffer first.
+fn write_through<W: Write>(
+    w: &mut io::BufWriter<W>,
+    buf: &[u8],
+) -> io::Result<()> {
+    if buf.len() >= w.capacity() / 8 {
+        w.flush()?;
+        w.get_mut().write_all(buf)
+    } else {
+        w.write_all(buf)
     }
 }
 
@@ -293,7 +308,7 @@ impl Write for Output {
 
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
         match self {
-            Output::Stdout(w) => w.write_all(buf),
+            Output::Stdout(w) => write_through(w, buf),
             Output::File(f) => f.write_all(buf),
         }
     }

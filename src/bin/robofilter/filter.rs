@@ -26,12 +26,13 @@ use indicatif::{ProgressBar, ProgressStyle};
 use memmap2::Mmap;
 use rayon::prelude::*;
 use robofilter::{
-    Bundle, FetchStatus, HostRules, Matcher, Reason, Rules, Verdict,
+    Bundle, FetchStatus, HostRules, MatchPath, Matcher, Reason, Rules, Verdict,
 };
 
 use crate::args::{Emit, FilterArgs};
 use crate::explain::write_reason;
 use crate::files::{self, Output};
+use crate::scan::{Scanned, scan};
 
 /// The target chunk length; a chunk extends to the end of its last line.
 const CHUNK_LEN: usize = 1 << 20;
@@ -269,8 +270,8 @@ impl AddAssign for Counts {
 /// An input line, classified by [`classify`].
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
 enum Line<'a> {
-    /// A URL (the line without its `\r`).
-    Url(&'a [u8]),
+    /// A URL (the line without its `\r`) and its path.
+    Url(&'a [u8], MatchPath<'a>),
     /// Nothing but possibly a `\r`.
     Empty,
     /// Not a URL (the line without its `\r`).
@@ -282,30 +283,40 @@ enum Line<'a> {
 /// After stripping one trailing `\r`, a line is *not a URL* if it is empty,
 /// contains an ASCII control octet (0x00-0x1F, 0x7F) or a space, or does
 /// not start with `scheme://`, where scheme is `[A-Za-z][A-Za-z0-9+.-]*`.
-/// Octets above 0x7F (UTF-8) are allowed.
+/// Octets above 0x7F (UTF-8) are allowed. One pass ([`scan`]) checks the
+/// octets and finds the path.
+#[cfg(test)]
 fn classify(line: &[u8]) -> Line<'_> {
+    classify_in(line, line.len())
+}
+
+/// [`classify`] for the line `buf[..len]`, where `buf` may go on past the
+/// line (the rest of the chunk, which [`scan`] may read ahead in).
+#[inline]
+fn classify_in(buf: &[u8], len: usize) -> Line<'_> {
+    let line = &buf[..len];
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     if line.is_empty() {
         return Line::Empty;
     }
-    // A branch-free fold over the whole line vectorises; `any` would stop
-    // early but check one octet at a time.
-    let bad =
-        line.iter().fold(false, |acc, &b| acc | (b <= b' ') | (b == 0x7f));
-    if has_scheme(line) && !bad {
-        Line::Url(line)
-    } else {
-        Line::Invalid(line)
+    match scheme_len(line) {
+        Some(n) => match scan(buf, line.len(), n) {
+            Scanned::Path(path) => Line::Url(line, path),
+            Scanned::Bad => Line::Invalid(line),
+        },
+        None => Line::Invalid(line),
     }
 }
 
-/// Whether `line` starts with `[A-Za-z][A-Za-z0-9+.-]*://`.
-fn has_scheme(line: &[u8]) -> bool {
-    let Some((first, rest)) = line.split_first() else { return false };
+/// The length of the scheme if `line` starts with
+/// `[A-Za-z][A-Za-z0-9+.-]*://`.
+fn scheme_len(line: &[u8]) -> Option<usize> {
+    let (first, rest) = line.split_first()?;
     let scheme =
         |b: &&u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-');
     let n = rest.iter().take_while(scheme).count();
-    first.is_ascii_alphabetic() && rest[n..].starts_with(b"://")
+    (first.is_ascii_alphabetic() && rest[n..].starts_with(b"://"))
+        .then_some(n + 1)
 }
 
 /// Where verdicts come from.
@@ -442,14 +453,16 @@ impl<'r, 'a> Decider<'r, 'a> {
             HostCache { key: Vec::new(), last_key: Vec::new(), last: None };
         let mut start = 0;
         for nl in memchr::memchr_iter(b'\n', chunk) {
-            if let Err(e) = self.line(&chunk[start..nl], &mut c, &mut cache) {
+            let (buf, len) = (&chunk[start..], nl - start);
+            if let Err(e) = self.line(buf, len, &mut c, &mut cache) {
                 c.error = Some(e);
                 return c;
             }
             start = nl + 1;
         }
         if start < chunk.len() {
-            if let Err(e) = self.line(&chunk[start..], &mut c, &mut cache) {
+            let buf = &chunk[start..];
+            if let Err(e) = self.line(buf, buf.len(), &mut c, &mut cache) {
                 c.error = Some(e);
             }
         }
@@ -496,19 +509,21 @@ impl<'r, 'a> Decider<'r, 'a> {
     }
 
     #[inline]
+    /// Decides the line `buf[..len]` (`buf` goes on to the chunk's end).
     fn line<'m>(
         &'m self,
-        line: &[u8],
+        buf: &[u8],
+        len: usize,
         c: &mut ChunkOut,
         cache: &mut HostCache<'m, 'r, 'a>,
     ) -> Result<(), String> {
         let index = c.counts.lines;
         c.counts.lines += 1;
-        let (outcome, text, target) = match classify(line) {
-            Line::Url(url) => {
+        let (outcome, text, target) = match classify_in(buf, len) {
+            Line::Url(url, path) => {
                 let target = self.target(url, cache)?;
                 let outcome = match target {
-                    Target::Rules(m) => Outcome::from(m.decide(url)),
+                    Target::Rules(m) => Outcome::from(m.decide_path(path)),
                     Target::Fixed(v, _) => Outcome::from(v),
                     Target::Unknown => Outcome::Unknown,
                 };
@@ -869,7 +884,7 @@ mod tests {
 
     #[test]
     fn classify_lines() {
-        let url = |s: &'static [u8]| Line::Url(s);
+        let url = |s: &'static [u8]| Line::Url(s, MatchPath::from_url(s));
         let bad = |s: &'static [u8]| Line::Invalid(s);
         let cases: &[(&[u8], Line<'_>)] = &[
             (b"http://x/a", url(b"http://x/a")),

@@ -9,6 +9,7 @@ mod explain;
 mod files;
 mod filter;
 mod inspect;
+mod scan;
 mod sources;
 
 use std::io;
