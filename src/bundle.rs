@@ -260,39 +260,20 @@ impl<'a> Bundle<'a> {
     ///
     /// A [`LoadError`] saying what is wrong. Never panics, for any input.
     pub fn from_bytes(bytes: &'a [u8]) -> Result<Bundle<'a>, LoadError> {
-        if bytes.len() < wire::HEADER_LEN {
-            return Err(LoadError::too_short(bytes.len()));
-        }
-        if &bytes[..8] != BUNDLE_MAGIC {
-            return Err(LoadError::magic());
-        }
-        if wire::u32_at(bytes, 8) != wire::ENDIAN_MARK {
-            return Err(LoadError::endianness());
-        }
-        let version = wire::u32_at(bytes, 12);
-        if version != BUNDLE_FORMAT_VERSION {
-            return Err(LoadError::bundle_version(version));
-        }
-        let file_len = wire::u64_at(bytes, 16);
-        if file_len != bytes.len() as u64 {
-            return Err(LoadError::length(file_len, bytes.len()));
-        }
+        wire::check_header(
+            bytes,
+            BUNDLE_MAGIC,
+            BUNDLE_FORMAT_VERSION,
+            LoadError::bundle_version,
+        )?;
         let index_len = wire::u64_at(bytes, 32);
-        if index_len < wire::HEADER_LEN as u64 || index_len > file_len {
+        if index_len < wire::HEADER_LEN as u64
+            || index_len > bytes.len() as u64
+        {
             return Err(LoadError::structure("bundle index length"));
         }
         let index = &bytes[..index_len as usize];
-        let stored = wire::u32_at(bytes, wire::CHECKSUM_AT);
-        let computed = wire::checksum(index);
-        if stored != computed {
-            return Err(LoadError::checksum(stored, computed));
-        }
-        if bytes.as_ptr() as usize % 8 != 0 {
-            return Err(LoadError::alignment(bytes.as_ptr() as usize));
-        }
-        if cfg!(target_endian = "big") {
-            return Err(LoadError::big_endian());
-        }
+        wire::check_integrity(index)?;
         let dialect = Dialect::from_byte(bytes[28])
             .ok_or_else(|| LoadError::structure("unknown dialect code"))?;
         let host_len = wire::u32_at(bytes, 40) as usize;

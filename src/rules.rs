@@ -372,34 +372,13 @@ impl<'a> Rules<'a> {
     /// alignment or structure) is a [`LoadError`] saying what is wrong and
     /// what to do. This function never panics, for any input.
     pub fn from_bytes(bytes: &'a [u8]) -> Result<Rules<'a>, LoadError> {
-        if bytes.len() < wire::HEADER_LEN {
-            return Err(LoadError::too_short(bytes.len()));
-        }
-        if &bytes[..8] != wire::MAGIC {
-            return Err(LoadError::magic());
-        }
-        if wire::u32_at(bytes, 8) != wire::ENDIAN_MARK {
-            return Err(LoadError::endianness());
-        }
-        let version = wire::u32_at(bytes, 12);
-        if version != FORMAT_VERSION {
-            return Err(LoadError::version(version));
-        }
-        let file_len = wire::u64_at(bytes, 16);
-        if file_len != bytes.len() as u64 {
-            return Err(LoadError::length(file_len, bytes.len()));
-        }
-        let stored = wire::u32_at(bytes, wire::CHECKSUM_AT);
-        let computed = wire::checksum(bytes);
-        if stored != computed {
-            return Err(LoadError::checksum(stored, computed));
-        }
-        if bytes.as_ptr() as usize % 8 != 0 {
-            return Err(LoadError::alignment(bytes.as_ptr() as usize));
-        }
-        if cfg!(target_endian = "big") {
-            return Err(LoadError::big_endian());
-        }
+        wire::check_header(
+            bytes,
+            wire::MAGIC,
+            FORMAT_VERSION,
+            LoadError::version,
+        )?;
+        wire::check_integrity(bytes)?;
         let dialect = Dialect::from_byte(bytes[28])
             .ok_or_else(|| LoadError::structure("unknown dialect code"))?;
         let parse_limit = wire::u32_at(bytes, 32);

@@ -67,6 +67,52 @@ pub(crate) fn checksum(bytes: &[u8]) -> u32 {
     h.finalize()
 }
 
+/// The checks every container starts with: length, magic, endianness
+/// marker, version (`version_error` names the container), file length.
+pub(crate) fn check_header(
+    bytes: &[u8],
+    magic: &[u8; 8],
+    version: u32,
+    version_error: fn(u32) -> LoadError,
+) -> Result<(), LoadError> {
+    if bytes.len() < HEADER_LEN {
+        return Err(LoadError::too_short(bytes.len()));
+    }
+    if &bytes[..8] != magic {
+        return Err(LoadError::magic());
+    }
+    if u32_at(bytes, 8) != ENDIAN_MARK {
+        return Err(LoadError::endianness());
+    }
+    let found = u32_at(bytes, 12);
+    if found != version {
+        return Err(version_error(found));
+    }
+    let file_len = u64_at(bytes, 16);
+    if file_len != bytes.len() as u64 {
+        return Err(LoadError::length(file_len, bytes.len()));
+    }
+    Ok(())
+}
+
+/// The checksum over `covered` (a prefix of the container, its checksum
+/// field at [`CHECKSUM_AT`]), then the alignment zero-copy views need and
+/// this machine's byte order.
+pub(crate) fn check_integrity(covered: &[u8]) -> Result<(), LoadError> {
+    let stored = u32_at(covered, CHECKSUM_AT);
+    let computed = checksum(covered);
+    if stored != computed {
+        return Err(LoadError::checksum(stored, computed));
+    }
+    if covered.as_ptr() as usize % 8 != 0 {
+        return Err(LoadError::alignment(covered.as_ptr() as usize));
+    }
+    if cfg!(target_endian = "big") {
+        return Err(LoadError::big_endian());
+    }
+    Ok(())
+}
+
 #[inline]
 pub(crate) fn u32_at(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))

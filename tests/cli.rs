@@ -132,14 +132,7 @@ impl Run {
             self.stderr
         );
         assert!(self.stderr.starts_with("robofilter: "), "{}", self.stderr);
-        for needle in needles {
-            assert!(
-                self.stderr.contains(needle),
-                "robofilter {}: {needle:?} not in stderr:\n{}",
-                self.args,
-                self.stderr
-            );
-        }
+        self.stderr_has(needles);
     }
 
     /// The counts of the `filter` summary line.
