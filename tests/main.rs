@@ -18,4 +18,6 @@ mod golden;
 #[cfg(feature = "compile")]
 mod oracle;
 #[cfg(feature = "compile")]
+mod pathological;
+#[cfg(feature = "compile")]
 mod rfc9309;
