@@ -942,3 +942,28 @@ fn filter_reads_gzip_and_zstd_and_prints_json() {
     assert_eq!(rows[2]["verdict"], "invalid");
     assert_eq!(rows[3]["url"], "http://x/caf\u{e9}");
 }
+
+#[test]
+fn filter_counts_over_long_lines_as_invalid() {
+    let dir = compiled("filter-long", &[]);
+    dir.write("urls.txt", "http://x/a\nhttp://x/0123456789\nhttp://x/b\n");
+    let run = dir.run(&[
+        "filter",
+        "rules.bin",
+        "--agent",
+        "Bot",
+        "--emit",
+        "all",
+        "--max-url-len",
+        "12",
+        "urls.txt",
+    ]);
+    assert_eq!(
+        run.ok(),
+        "allow\thttp://x/a\ninvalid\thttp://x/0123456789\nallow\thttp://x/b\n"
+    );
+    run.stderr_has(&["1 longer than 12 octets", "urls.txt:2 (too long)"]);
+    let summary = run.summary();
+    summary.assert_adds_up();
+    assert_eq!((summary.invalid, summary.allowed), (1, 2));
+}

@@ -22,7 +22,8 @@ Input lines:
   trailing `\\r` is stripped. A line is NOT a URL (and is reported as
   `invalid`) if it is then empty, contains an ASCII control octet or a
   space, or does not start with `scheme://`, where scheme is
-  `[A-Za-z][A-Za-z0-9+.-]*`.
+  `[A-Za-z][A-Za-z0-9+.-]*`. A line longer than --max-url-len octets
+  (default 65536) is not a URL either.
 
 Inputs may be plain, gzip or zstd (told by their first bytes).
 
@@ -231,6 +232,10 @@ pub struct FilterArgs {
     /// `url_base64` when the line is not UTF-8), `verdict`, `host`.
     #[arg(long)]
     pub json: bool,
+    /// Lines longer than this many octets (without `\n`) are not URLs:
+    /// counted as invalid and reported, never decided.
+    #[arg(long, value_name = "OCTETS", default_value_t = 65_536)]
+    pub max_url_len: usize,
     /// Add why: the deciding rule (a tab-separated column, or `reason`,
     /// `line` and `pattern` with --json). Slower: every selected URL is
     /// matched again rule by rule.

@@ -107,6 +107,7 @@ pub fn run(args: FilterArgs) -> Result<()> {
         emit: args.emit,
         json: args.json,
         explain: args.explain,
+        max_url_len: args.max_url_len,
     };
     let batch_len = threads * CHUNKS_PER_THREAD;
     let mut sink = Sink {
@@ -132,7 +133,7 @@ pub fn run(args: FilterArgs) -> Result<()> {
     if let Some(p) = progress {
         p.finish_and_clear();
     }
-    report(&counts, &bad, start);
+    report(&counts, &bad, args.max_url_len, start);
     Ok(())
 }
 
@@ -251,6 +252,8 @@ struct Counts {
     unknown: u64,
     invalid: u64,
     empty: u64,
+    /// Lines over `--max-url-len` (a subset of the invalid ones).
+    too_long: u64,
     /// Octets read, for the progress bar.
     octets: u64,
 }
@@ -263,6 +266,7 @@ impl AddAssign for Counts {
         self.unknown += o.unknown;
         self.invalid += o.invalid;
         self.empty += o.empty;
+        self.too_long += o.too_long;
         self.octets += o.octets;
     }
 }
@@ -388,11 +392,23 @@ struct Decider<'r, 'a> {
     emit: Emit,
     json: bool,
     explain: bool,
+    /// Longer lines are not URLs.
+    max_url_len: usize,
 }
 
-/// A not-a-URL line: its 0-based index in its chunk, and whether it was
-/// empty.
-type BadLine = (u64, bool);
+/// Why a line is not a URL.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+enum BadKind {
+    /// Nothing (or only `\r`).
+    Empty,
+    /// Not `scheme://...`, or a control octet or space in it.
+    NotUrl,
+    /// Longer than `--max-url-len`.
+    TooLong,
+}
+
+/// A not-a-URL line: its 0-based index in its chunk, and why.
+type BadLine = (u64, BadKind);
 
 /// What one chunk produced.
 struct ChunkOut {
@@ -519,7 +535,12 @@ impl<'r, 'a> Decider<'r, 'a> {
     ) -> Result<(), String> {
         let index = c.counts.lines;
         c.counts.lines += 1;
-        let (outcome, text, target) = match classify_in(buf, len) {
+        let class = if len > self.max_url_len {
+            Line::Invalid(&buf[..len])
+        } else {
+            classify_in(buf, len)
+        };
+        let (outcome, text, target) = match class {
             Line::Url(url, path) => {
                 let target = self.target(url, cache)?;
                 let outcome = match target {
@@ -530,10 +551,15 @@ impl<'r, 'a> Decider<'r, 'a> {
                 (outcome, url, Some(target))
             }
             bad @ (Line::Empty | Line::Invalid(_)) => {
-                let empty = bad == Line::Empty;
-                c.counts.empty += u64::from(empty);
+                let kind = match bad {
+                    Line::Empty => BadKind::Empty,
+                    _ if len > self.max_url_len => BadKind::TooLong,
+                    _ => BadKind::NotUrl,
+                };
+                c.counts.empty += u64::from(kind == BadKind::Empty);
+                c.counts.too_long += u64::from(kind == BadKind::TooLong);
                 if c.bad.len() < REPORT_LEN {
-                    c.bad.push((index, empty));
+                    c.bad.push((index, kind));
                 }
                 let text = match bad {
                     Line::Invalid(text) => text,
@@ -717,7 +743,7 @@ struct Sink<W> {
     counts: Counts,
     /// The first [`REPORT_LEN`] not-a-URL lines: input, 1-based line,
     /// empty.
-    bad: Vec<(String, u64, bool)>,
+    bad: Vec<(String, u64, BadKind)>,
     /// Emptied output buffers of earlier batches, for reuse.
     spare: Vec<Vec<u8>>,
     progress: Option<ProgressBar>,
@@ -776,10 +802,10 @@ impl<W: Write + Send> Sink<W> {
             self.out.write_all(&c.out).context("cannot write output")?;
             c.out.clear();
             self.spare.push(c.out);
-            for (index, empty) in c.bad {
+            for (index, kind) in c.bad {
                 if self.bad.len() < REPORT_LEN {
                     let line = file.line_base + index + 1;
-                    self.bad.push((file.name.to_string(), line, empty));
+                    self.bad.push((file.name.to_string(), line, kind));
                 }
             }
             file.line_base += c.counts.lines;
@@ -841,7 +867,12 @@ fn split(data: &[u8]) -> Vec<&[u8]> {
 }
 
 /// Prints the not-a-URL warning (if any) and the summary on stderr.
-fn report(c: &Counts, bad: &[(String, u64, bool)], start: Instant) {
+fn report(
+    c: &Counts,
+    bad: &[(String, u64, BadKind)],
+    max_url_len: usize,
+    start: Instant,
+) {
     debug_assert_eq!(
         c.lines,
         c.allowed + c.disallowed + c.unknown + c.invalid
@@ -850,16 +881,24 @@ fn report(c: &Counts, bad: &[(String, u64, bool)], start: Instant) {
     if c.invalid > 0 {
         let mut at: Vec<String> = bad
             .iter()
-            .map(|(name, line, empty)| {
-                let note = if *empty { " (empty)" } else { "" };
+            .map(|(name, line, kind)| {
+                let note = match kind {
+                    BadKind::Empty => " (empty)",
+                    BadKind::TooLong => " (too long)",
+                    BadKind::NotUrl => "",
+                };
                 format!("{name}:{line}{note}")
             })
             .collect();
         if c.invalid > bad.len() as u64 {
             at.push("...".to_string());
         }
+        let long = match c.too_long {
+            0 => String::new(),
+            n => format!(", {n} longer than {max_url_len} octets"),
+        };
         eprintln!(
-            "robofilter: warning: {} lines are not URLs ({} empty): {}",
+            "robofilter: warning: {} lines are not URLs ({} empty{long}): {}",
             c.invalid,
             c.empty,
             at.join(", ")
@@ -913,7 +952,7 @@ mod tests {
     fn stream(
         input: &[u8],
         block_len: usize,
-    ) -> (String, Counts, Vec<(String, u64, bool)>) {
+    ) -> (String, Counts, Vec<(String, u64, BadKind)>) {
         let robots = b"User-agent: *\nDisallow: /d\n";
         let bytes = robofilter::Compiler::new().compile(robots).unwrap();
         let bytes = robofilter::AlignedBytes::from(&bytes[..]);
@@ -923,6 +962,7 @@ mod tests {
             emit: Emit::All,
             json: false,
             explain: false,
+            max_url_len: 20,
         };
         let mut sink = Sink {
             out: Vec::new(),
@@ -941,19 +981,32 @@ mod tests {
     #[test]
     fn stream_carries_lines_across_blocks() {
         let input =
-            b"http://x/a\nhttp://x/d/long/long/long\n\nbad\nhttp://x/d";
+            b"http://x/a\nhttp://x/d/l\n\nbad\nhttp://x/d/long/long/long\n\
+                      http://x/d";
         let want = "allow\thttp://x/a\n\
-                    disallow\thttp://x/d/long/long/long\n\
+                    disallow\thttp://x/d/l\n\
                     invalid\t\n\
                     invalid\tbad\n\
+                    invalid\thttp://x/d/long/long/long\n\
                     disallow\thttp://x/d\n";
         for block_len in [1, 2, 3, 7, 11, 16, 100] {
             let (out, counts, bad) = stream(input, block_len);
             assert_eq!(out, want, "block {block_len}");
-            assert_eq!(counts.lines, 5);
-            assert_eq!((counts.invalid, counts.empty), (2, 1));
+            assert_eq!(counts.lines, 6);
+            assert_eq!(
+                (counts.invalid, counts.empty, counts.too_long),
+                (3, 1, 1)
+            );
             let bad: Vec<_> = bad.iter().map(|b| (b.1, b.2)).collect();
-            assert_eq!(bad, [(3, true), (4, false)], "block {block_len}");
+            assert_eq!(
+                bad,
+                [
+                    (3, BadKind::Empty),
+                    (4, BadKind::NotUrl),
+                    (5, BadKind::TooLong)
+                ],
+                "block {block_len}"
+            );
         }
         assert_eq!(stream(b"", 4).1.lines, 0);
         assert_eq!(stream(b"\n", 4).1.empty, 1);
