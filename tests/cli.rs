@@ -967,3 +967,27 @@ fn filter_counts_over_long_lines_as_invalid() {
     summary.assert_adds_up();
     assert_eq!((summary.invalid, summary.allowed), (1, 2));
 }
+
+/// A full disk: exit 2 with a message naming the output.
+#[test]
+fn full_disk_fails_naming_the_output() {
+    if !std::path::Path::new("/dev/full").exists() {
+        println!("skipping: /dev/full does not exist on this system");
+        return;
+    }
+    let dir = compiled("full-disk", &[]);
+    dir.write("urls.txt", URLS);
+    let args = ["filter", "rules.bin", "--agent", "Bot", "urls.txt"];
+    dir.run(&[&args[..], &["-o", "/dev/full"]].concat())
+        .fails(&["cannot write output '/dev/full'", "No space left"]);
+    let out = std::fs::File::create("/dev/full").unwrap();
+    let run = dir
+        .command(&args)
+        .stdout(out)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("cannot write output to stdout"), "{stderr}");
+}

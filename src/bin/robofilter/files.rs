@@ -292,8 +292,18 @@ impl Output {
     /// Flushes stdout, or commits the file.
     pub fn finish(self) -> Result<()> {
         match self {
-            Output::Stdout(mut w) => Ok(w.flush()?),
+            Output::Stdout(mut w) => {
+                w.flush().context("cannot write output to stdout")
+            }
             Output::File(f) => f.commit(),
+        }
+    }
+
+    /// How to name the destination in messages.
+    pub fn describe(&self) -> String {
+        match self {
+            Output::Stdout(_) => "stdout".to_string(),
+            Output::File(f) => format!("'{}'", f.dest.display()),
         }
     }
 }

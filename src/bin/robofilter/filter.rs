@@ -110,8 +110,10 @@ pub fn run(args: FilterArgs) -> Result<()> {
         max_url_len: args.max_url_len,
     };
     let batch_len = threads * CHUNKS_PER_THREAD;
+    let out = Output::new(args.output.as_deref())?;
     let mut sink = Sink {
-        out: Output::new(args.output.as_deref())?,
+        out_name: out.describe(),
+        out,
         batch_len,
         block_len: batch_len * CHUNK_LEN,
         counts: Counts::default(),
@@ -736,6 +738,8 @@ struct FileState<'n> {
 /// Writes chunk outputs in order and collects counts.
 struct Sink<W> {
     out: W,
+    /// The output's name, for messages.
+    out_name: String,
     /// Chunks decided in parallel at a time.
     batch_len: usize,
     /// The size of the blocks read from a stream.
@@ -799,7 +803,9 @@ impl<W: Write + Send> Sink<W> {
             if let Some(e) = c.error {
                 return Err(anyhow!(e));
             }
-            self.out.write_all(&c.out).context("cannot write output")?;
+            self.out.write_all(&c.out).with_context(|| {
+                format!("cannot write output to {}", self.out_name)
+            })?;
             c.out.clear();
             self.spare.push(c.out);
             for (index, kind) in c.bad {
@@ -966,6 +972,7 @@ mod tests {
         };
         let mut sink = Sink {
             out: Vec::new(),
+            out_name: "test".to_string(),
             batch_len: 2,
             block_len,
             counts: Counts::default(),
