@@ -846,10 +846,81 @@ impl<W: Write + Send> Sink<W> {
                     self.process(decider, &buf[..=i], file)?;
                     buf.drain(..=i);
                 }
+                // A line longer than --max-url-len: it is invalid whatever
+                // follows, so pass it through without holding it whole.
+                None if buf.len() > decider.max_url_len => {
+                    self.pass_long_line(decider, &mut r, &mut buf, file)?;
+                    want = self.block_len;
+                }
                 // One line longer than the block: read more of it.
                 None => want *= 2,
             }
         }
+    }
+
+    /// Accounts for the over-long line that starts `buf` (which holds no
+    /// `\n`), reading and writing it in blocks; leaves in `buf` what
+    /// follows its `\n`.
+    fn pass_long_line(
+        &mut self,
+        decider: &Decider<'_, '_>,
+        r: &mut impl Read,
+        buf: &mut Vec<u8>,
+        file: &mut FileState<'_>,
+    ) -> Result<()> {
+        let all = decider.emit == Emit::All;
+        let write = |sink: &mut Self, bytes: &[u8]| -> Result<()> {
+            sink.out.write_all(bytes).with_context(|| {
+                format!("cannot write output to {}", sink.out_name)
+            })
+        };
+        if all && decider.json {
+            write(
+                self,
+                b"{\"url\":null,\"verdict\":\"invalid\",\"host\":null}\n",
+            )?;
+        } else if all {
+            write(self, b"invalid\t")?;
+        }
+        loop {
+            if let Some(i) = memchr::memchr(b'\n', buf) {
+                if all && !decider.json {
+                    let text = &buf[..i];
+                    let text = text.strip_suffix(b"\r").unwrap_or(text);
+                    write(self, text)?;
+                    write(self, b"\n")?;
+                }
+                buf.drain(..=i);
+                break;
+            }
+            if all && !decider.json {
+                write(self, buf)?;
+            }
+            buf.clear();
+            let n = r
+                .by_ref()
+                .take(self.block_len as u64)
+                .read_to_end(buf)
+                .with_context(|| {
+                    format!("cannot read URL list '{}'", file.name)
+                })?;
+            if n == 0 {
+                if all && !decider.json {
+                    write(self, b"\n")?;
+                }
+                break;
+            }
+        }
+        let c = &mut self.counts;
+        c.lines += 1;
+        c.invalid += 1;
+        c.too_long += 1;
+        if self.bad.len() < REPORT_LEN {
+            let line = file.line_base + 1;
+            self.bad.push((file.name.to_string(), line, BadKind::TooLong));
+        }
+        file.line_base += 1;
+        Ok(())
     }
 }
 
@@ -1017,6 +1088,35 @@ mod tests {
         }
         assert_eq!(stream(b"", 4).1.lines, 0);
         assert_eq!(stream(b"\n", 4).1.empty, 1);
+    }
+
+    /// A line longer than both the block and --max-url-len passes through
+    /// in pieces, accounted for as one invalid line.
+    #[test]
+    fn stream_passes_over_long_lines_through() {
+        let long = format!("http://x/{}", "y".repeat(100));
+        for last in ["\n", "\r\n", ""] {
+            let input = format!("http://x/a\n{long}{last}http://x/d\n");
+            let input = if last.is_empty() {
+                format!("http://x/a\n{long}")
+            } else {
+                input
+            };
+            for block_len in [4, 7, 16, 33] {
+                let (out, counts, bad) = stream(input.as_bytes(), block_len);
+                let mut want = format!("allow\thttp://x/a\ninvalid\t{long}\n");
+                if !last.is_empty() {
+                    want.push_str("disallow\thttp://x/d\n");
+                }
+                assert_eq!(out, want, "block {block_len} {last:?}");
+                assert_eq!(counts.too_long, 1);
+                assert_eq!(
+                    counts.lines,
+                    counts.allowed + counts.disallowed + counts.invalid
+                );
+                assert_eq!(bad[0].1, 2);
+            }
+        }
     }
 
     #[test]
