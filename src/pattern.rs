@@ -67,6 +67,34 @@ pub(crate) fn literal_prefix(pattern: &[u8], dialect: Dialect) -> Vec<u8> {
     out
 }
 
+/// The longest run of literal octets after the pattern's first `*` (empty
+/// if there is none): a path the pattern matches must contain it.
+pub(crate) fn required_literal(pattern: &[u8], dialect: Dialect) -> Vec<u8> {
+    let (mut best, mut run) = (Vec::new(), Vec::new());
+    let mut after_star = false;
+    let mut i = 0;
+    while i < pattern.len() {
+        let (tok, width) = tok_at(pattern, i, dialect);
+        match tok {
+            Some(Tok::Byte(b)) if after_star => run.push(b),
+            Some(Tok::Byte(_)) => {}
+            Some(Tok::Star) => {
+                after_star = true;
+                if run.len() > best.len() {
+                    best = core::mem::take(&mut run);
+                }
+                run.clear();
+            }
+            None => {}
+        }
+        i += width;
+    }
+    if run.len() > best.len() {
+        best = run;
+    }
+    best
+}
+
 #[cfg(feature = "compile")]
 /// Splits a normalised pattern into tokens and an end-anchor flag.
 pub(crate) fn tokens(pattern: &[u8], dialect: Dialect) -> (Vec<Tok>, bool) {
@@ -143,6 +171,17 @@ mod tests {
 
     fn m(pat: &str, path: &str) -> bool {
         matches(pat.as_bytes(), Dialect::Google, path.as_bytes())
+    }
+
+    #[test]
+    fn required_literals() {
+        let req = |p: &[u8], d| required_literal(p, d);
+        assert_eq!(req(b"/a/b", Dialect::Google), b"");
+        assert_eq!(req(b"/a*.php$", Dialect::Google), b".php");
+        assert_eq!(req(b"/*x*yz*w", Dialect::Google), b"yz");
+        assert_eq!(req(b"*%2Aab", Dialect::Rfc9309), b"*ab");
+        assert_eq!(req(b"*%2Aab", Dialect::Google), b"%2Aab");
+        assert_eq!(req(b"/**", Dialect::Google), b"");
     }
 
     #[test]

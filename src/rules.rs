@@ -168,6 +168,9 @@ enum Engine<'a> {
 struct DirectIndex {
     trie: PrefixIndex,
     entries: Vec<(u32, Option<Vec<u8>>)>,
+    /// Per entry, octets a matching path must contain (after the first
+    /// `*`; checked with a substring search before the full match).
+    required: Vec<Vec<u8>>,
 }
 
 /// The decision procedure for one agent, ready to decide URLs.
@@ -754,8 +757,11 @@ impl<'a> Rules<'a> {
             Some(a) => &a[..],
             None => rules[*i as usize].pattern,
         });
-        let trie = PrefixIndex::new(patterns, self.dialect);
-        DirectIndex { trie, entries }
+        let trie = PrefixIndex::new(patterns.clone(), self.dialect);
+        let required = patterns
+            .map(|p| pattern::required_literal(p, self.dialect))
+            .collect();
+        DirectIndex { trie, entries, required }
     }
 
     /// Facts about every compiled group.
@@ -1002,6 +1008,12 @@ impl<'r, 'a> Matcher<'r, 'a> {
             Some(index) => {
                 let start = self.rules.groups.get(g, 1) as usize;
                 index.trie.candidates(path, |e| {
+                    let required = &index.required[e as usize];
+                    if required.len() > 1
+                        && memchr::memmem::find(path, required).is_none()
+                    {
+                        return;
+                    }
                     let (i, alias) = &index.entries[e as usize];
                     let rule = self.rules.rule(start + *i as usize);
                     match alias {
