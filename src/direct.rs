@@ -31,9 +31,10 @@ impl PrefixIndex {
         let mut octets = Vec::new();
         let mut spans = Vec::new();
         for (i, p) in patterns.enumerate() {
-            let prefix = pattern::literal_prefix(p, dialect);
-            spans.push((octets.len() as u32, prefix.len() as u32, i as u32));
-            octets.extend_from_slice(&prefix);
+            let start = octets.len();
+            pattern::push_literal_prefix(p, dialect, &mut octets);
+            let len = octets.len() - start;
+            spans.push((start as u32, len as u32, i as u32));
         }
         let mut index = PrefixIndex { octets, spans };
         let mut spans = core::mem::take(&mut index.spans);

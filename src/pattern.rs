@@ -52,8 +52,19 @@ fn tok_at(pattern: &[u8], i: usize, dialect: Dialect) -> (Option<Tok>, usize) {
 
 /// The octets a pattern's match must start with: its tokens up to the first
 /// `*` (all of them if there is none).
+#[cfg(test)]
 pub(crate) fn literal_prefix(pattern: &[u8], dialect: Dialect) -> Vec<u8> {
     let mut out = Vec::with_capacity(pattern.len());
+    push_literal_prefix(pattern, dialect, &mut out);
+    out
+}
+
+/// Appends [`literal_prefix`]'s octets to `out`.
+pub(crate) fn push_literal_prefix(
+    pattern: &[u8],
+    dialect: Dialect,
+    out: &mut Vec<u8>,
+) {
     let mut i = 0;
     while i < pattern.len() {
         match tok_at(pattern, i, dialect) {
@@ -64,35 +75,47 @@ pub(crate) fn literal_prefix(pattern: &[u8], dialect: Dialect) -> Vec<u8> {
             _ => break,
         }
     }
-    out
 }
 
 /// The longest run of literal octets after the pattern's first `*` (empty
-/// if there is none): a path the pattern matches must contain it.
-pub(crate) fn required_literal(pattern: &[u8], dialect: Dialect) -> Vec<u8> {
-    let (mut best, mut run) = (Vec::new(), Vec::new());
+/// if there is none), appended to `out`: a path the pattern matches must
+/// contain it. Returns its length.
+pub(crate) fn push_required_literal(
+    pattern: &[u8],
+    dialect: Dialect,
+    out: &mut Vec<u8>,
+) -> usize {
+    // The best run so far is out[base..base + best]; the current run is
+    // built after it and moved down when it wins.
+    let base = out.len();
+    let mut best = 0;
     let mut after_star = false;
     let mut i = 0;
     while i < pattern.len() {
         let (tok, width) = tok_at(pattern, i, dialect);
         match tok {
-            Some(Tok::Byte(b)) if after_star => run.push(b),
-            Some(Tok::Byte(_)) => {}
+            Some(Tok::Byte(b)) if after_star => out.push(b),
+            Some(Tok::Byte(_)) | None => {}
             Some(Tok::Star) => {
+                keep_longer(out, base, &mut best);
                 after_star = true;
-                if run.len() > best.len() {
-                    best = core::mem::take(&mut run);
-                }
-                run.clear();
             }
-            None => {}
         }
         i += width;
     }
-    if run.len() > best.len() {
-        best = run;
-    }
+    keep_longer(out, base, &mut best);
     best
+}
+
+/// Of the best run `out[base..base + best]` and the run after it, keeps
+/// the longer at `base`.
+fn keep_longer(out: &mut Vec<u8>, base: usize, best: &mut usize) {
+    let run = out.len() - base - *best;
+    if run > *best {
+        out.copy_within(base + *best.., base);
+        *best = run;
+    }
+    out.truncate(base + *best);
 }
 
 #[cfg(feature = "compile")]
@@ -175,7 +198,13 @@ mod tests {
 
     #[test]
     fn required_literals() {
-        let req = |p: &[u8], d| required_literal(p, d);
+        let req = |p: &[u8], d| {
+            let mut out = b"keep".to_vec();
+            let n = push_required_literal(p, d, &mut out);
+            assert_eq!(&out[..4], b"keep");
+            assert_eq!(out.len(), 4 + n);
+            out[4..].to_vec()
+        };
         assert_eq!(req(b"/a/b", Dialect::Google), b"");
         assert_eq!(req(b"/a*.php$", Dialect::Google), b".php");
         assert_eq!(req(b"/*x*yz*w", Dialect::Google), b"yz");

@@ -169,8 +169,10 @@ struct DirectIndex {
     trie: PrefixIndex,
     entries: Vec<(u32, Option<Vec<u8>>)>,
     /// Per entry, octets a matching path must contain (after the first
-    /// `*`; checked with a substring search before the full match).
-    required: Vec<Vec<u8>>,
+    /// `*`; checked with a substring search before the full match): a
+    /// range of `required_octets`.
+    required: Vec<(u32, u32)>,
+    required_octets: Vec<u8>,
 }
 
 /// The decision procedure for one agent, ready to decide URLs.
@@ -758,10 +760,19 @@ impl<'a> Rules<'a> {
             None => rules[*i as usize].pattern,
         });
         let trie = PrefixIndex::new(patterns.clone(), self.dialect);
+        let mut required_octets = Vec::new();
         let required = patterns
-            .map(|p| pattern::required_literal(p, self.dialect))
+            .map(|p| {
+                let start = required_octets.len();
+                let n = pattern::push_required_literal(
+                    p,
+                    self.dialect,
+                    &mut required_octets,
+                );
+                (start as u32, n as u32)
+            })
             .collect();
-        DirectIndex { trie, entries, required }
+        DirectIndex { trie, entries, required, required_octets }
     }
 
     /// Facts about every compiled group.
@@ -1008,7 +1019,9 @@ impl<'r, 'a> Matcher<'r, 'a> {
             Some(index) => {
                 let start = self.rules.groups.get(g, 1) as usize;
                 index.trie.candidates(path, |e| {
-                    let required = &index.required[e as usize];
+                    let (at, len) = index.required[e as usize];
+                    let required = &index.required_octets
+                        [at as usize..(at + len) as usize];
                     if required.len() > 1
                         && memchr::memmem::find(path, required).is_none()
                     {
