@@ -203,7 +203,7 @@ pub(crate) fn random_url(rng: &mut Rng) -> Vec<u8> {
 // ---------------------------------------------------------------------------
 // The four deciders
 
-fn oracle_dialect(dialect: Dialect) -> OracleDialect {
+pub(crate) fn oracle_dialect(dialect: Dialect) -> OracleDialect {
     match dialect {
         Dialect::Google => OracleDialect::Google,
         Dialect::Rfc9309 => OracleDialect::Rfc9309,
@@ -239,7 +239,7 @@ fn compile_with(
 
 /// robofilter's two verdicts: the automaton (`decide`) and the direct
 /// matcher (`explain`).
-fn robofilter_verdicts(
+pub(crate) fn robofilter_verdicts(
     rules: &Rules<'_>,
     agent: &str,
     url: &[u8],
@@ -249,7 +249,11 @@ fn robofilter_verdicts(
 }
 
 /// The robotstxt crate's verdict (`None`: it panicked).
-fn crate_allowed(robots: &str, agent: &str, url: &str) -> Option<bool> {
+pub(crate) fn crate_allowed(
+    robots: &str,
+    agent: &str,
+    url: &str,
+) -> Option<bool> {
     catch_unwind(AssertUnwindSafe(|| {
         DefaultMatcher::default()
             .one_agent_allowed_by_robots(robots, agent, url)
@@ -258,7 +262,7 @@ fn crate_allowed(robots: &str, agent: &str, url: &str) -> Option<bool> {
 }
 
 /// What went wrong for one (robots, agent, url, dialect).
-fn disagreement(
+pub(crate) fn disagreement(
     robots: &[u8],
     agent: &str,
     url: &[u8],
@@ -282,7 +286,7 @@ fn disagreement(
 
 /// `bytes` as a Rust string literal body, so that CR, NUL and non-UTF-8
 /// bytes are visible in a report.
-fn escaped(bytes: &[u8]) -> String {
+pub(crate) fn escaped(bytes: &[u8]) -> String {
     bytes.escape_ascii().to_string()
 }
 
@@ -304,7 +308,7 @@ fn split_keep_eol(robots: &[u8]) -> Vec<&[u8]> {
 
 /// Greedily drops robots.txt lines, then URL path bytes, while `fails`
 /// still holds.
-fn minimise(
+pub(crate) fn minimise(
     robots: &[u8],
     url: &[u8],
     fails: impl Fn(&[u8], &[u8]) -> bool,
@@ -343,7 +347,7 @@ fn minimise(
     (robots, url)
 }
 
-fn reproduction(
+pub(crate) fn reproduction(
     what: &str,
     robots: &[u8],
     agent: &str,
@@ -453,7 +457,7 @@ fn prop_random_files_match_oracle_both_dialects() {
     assert!(compared >= DEFAULT_CASES * 2 * 3 * URLS_PER_FILE as u64);
 }
 
-fn env_count(name: &str, default: u64) -> u64 {
+pub(crate) fn env_count(name: &str, default: u64) -> u64 {
     match std::env::var(name) {
         Ok(v) => v.trim().parse().unwrap_or_else(|_| {
             panic!("{name}={v:?} is not a non-negative integer")
@@ -482,13 +486,13 @@ fn prop_long_random_files_match_oracle_both_dialects() {
 ///
 /// `applies(robots, url)` must hold for a disagreement to be accepted,
 /// and the oracle must side with robofilter as well.
-struct Divergence {
-    name: &'static str,
-    why: &'static str,
-    applies: fn(&str, &str) -> bool,
+pub(crate) struct Divergence {
+    pub(crate) name: &'static str,
+    pub(crate) why: &'static str,
+    pub(crate) applies: fn(&str, &str) -> bool,
 }
 
-const DIVERGENCES: &[Divergence] = &[
+pub(crate) const DIVERGENCES: &[Divergence] = &[
     Divergence {
         name: "bom",
         why: "parser.rs compares each decoded *char* with the BOM *bytes* \
@@ -960,7 +964,7 @@ fn robotstxt_crate_divergences_are_real() {
 // Real robots.txt files and URLs from ../shared/data
 
 /// A temporary directory removed on drop.
-struct TempDir(PathBuf);
+pub(crate) struct TempDir(pub(crate) PathBuf);
 
 impl Drop for TempDir {
     fn drop(&mut self) {
@@ -1034,7 +1038,10 @@ fn real_corpus() -> Result<(RealFiles, RealUrls), String> {
     Ok((bodies, urls))
 }
 
-fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+pub(crate) fn collect_files(
+    dir: &Path,
+    out: &mut Vec<PathBuf>,
+) -> std::io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
         let path = entry?.path();
         if path.is_dir() {
@@ -1047,7 +1054,7 @@ fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 }
 
 /// The lower-cased host of `scheme://host[:port]/...`.
-fn url_host(url: &str) -> Option<String> {
+pub(crate) fn url_host(url: &str) -> Option<String> {
     let rest = &url[url.find("://")? + 3..];
     let end = rest.find(['/', '?', '#', ':']).unwrap_or(rest.len());
     Some(rest[..end].to_ascii_lowercase())

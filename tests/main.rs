@@ -21,3 +21,5 @@ mod oracle;
 mod pathological;
 #[cfg(feature = "compile")]
 mod rfc9309;
+#[cfg(feature = "compile")]
+mod sweep;
