@@ -972,6 +972,30 @@ impl Drop for TempDir {
     }
 }
 
+/// Extracts `tarball` into a fresh temporary directory (removed on drop),
+/// named after `what` and unique per process and call (tests run in
+/// parallel).
+pub(crate) fn untar(tarball: &Path, what: &str) -> Result<TempDir, String> {
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, Ordering::Relaxed);
+    let tmp = TempDir(
+        std::env::temp_dir()
+            .join(format!("robofilter-{what}-{}-{call}", std::process::id())),
+    );
+    std::fs::create_dir_all(&tmp.0).map_err(|e| e.to_string())?;
+    let status = Command::new("tar")
+        .arg("-xzf")
+        .arg(tarball)
+        .arg("-C")
+        .arg(&tmp.0)
+        .status()
+        .map_err(|e| format!("cannot run tar: {e}"))?;
+    if !status.success() {
+        return Err(format!("tar failed on {}: {status}", tarball.display()));
+    }
+    Ok(tmp)
+}
+
 /// `(host, body)` of every real robots.txt file.
 type RealFiles = Vec<(String, Vec<u8>)>;
 /// Real URLs by lower-cased host.
@@ -990,24 +1014,7 @@ fn real_corpus() -> Result<(RealFiles, RealUrls), String> {
             return Err(format!("{} is missing", f.display()));
         }
     }
-    // Unique per process and call: tests run in parallel.
-    static CALLS: AtomicUsize = AtomicUsize::new(0);
-    let call = CALLS.fetch_add(1, Ordering::Relaxed);
-    let tmp = TempDir(std::env::temp_dir().join(format!(
-        "robofilter-differential-{}-{call}",
-        std::process::id()
-    )));
-    std::fs::create_dir_all(&tmp.0).map_err(|e| e.to_string())?;
-    let status = Command::new("tar")
-        .arg("-xzf")
-        .arg(&tarball)
-        .arg("-C")
-        .arg(&tmp.0)
-        .status()
-        .map_err(|e| format!("cannot run tar: {e}"))?;
-    if !status.success() {
-        return Err(format!("tar failed on {}: {status}", tarball.display()));
-    }
+    let tmp = untar(&tarball, "differential")?;
     let mut files = Vec::new();
     collect_files(&tmp.0, &mut files).map_err(|e| e.to_string())?;
     files.sort();

@@ -38,7 +38,8 @@ use robofilter::{
 
 use crate::differential::{
     DIVERGENCES, TempDir, collect_files, crate_allowed, disagreement,
-    env_count, escaped, minimise, oracle_dialect, reproduction, url_host,
+    env_count, escaped, minimise, oracle_dialect, reproduction, untar,
+    url_host,
 };
 use crate::oracle::{OracleDialect, oracle_allowed};
 
@@ -257,21 +258,7 @@ fn load_corpus(limit: usize) -> Result<Corpus, String> {
             return Err(format!("{} is missing", f.display()));
         }
     }
-    let dir = TempDir(
-        std::env::temp_dir()
-            .join(format!("robofilter-sweep-{}", std::process::id())),
-    );
-    std::fs::create_dir_all(&dir.0).map_err(|e| e.to_string())?;
-    let status = Command::new("tar")
-        .arg("-xzf")
-        .arg(&tarball)
-        .arg("-C")
-        .arg(&dir.0)
-        .status()
-        .map_err(|e| format!("cannot run tar: {e}"))?;
-    if !status.success() {
-        return Err(format!("tar failed on {}: {status}", tarball.display()));
-    }
+    let dir = untar(&tarball, "sweep")?;
     let mut paths = Vec::new();
     collect_files(&dir.0, &mut paths).map_err(|e| e.to_string())?;
     let mut files: Vec<(String, PathBuf)> = paths
