@@ -631,13 +631,10 @@ impl<'r, 'a> Decider<'r, 'a> {
         if self.explain {
             out.extend_from_slice(b",\"reason\":");
             let mut why = Vec::new();
-            write_why(&mut why, text, target);
+            let reason = write_why(&mut why, text, target);
             json_string(out, &why);
-            let rule = match target {
-                Some(Target::Rules(m)) => match m.explain(text).reason() {
-                    Reason::Rule(r) | Reason::IndexHtml(r) => Some(r),
-                    _ => None,
-                },
+            let rule = match reason {
+                Some(Reason::Rule(r) | Reason::IndexHtml(r)) => Some(r),
                 _ => None,
             };
             match rule {
@@ -656,15 +653,18 @@ impl<'r, 'a> Decider<'r, 'a> {
 }
 
 /// Why a line got its outcome, in words (the `explain` command's REASON).
-fn write_why(
+/// Returns the rules' reason when rules decided (found once, by the direct
+/// matcher).
+fn write_why<'a>(
     out: &mut Vec<u8>,
     url: &[u8],
-    target: Option<Target<'_, '_, '_>>,
-) {
+    target: Option<Target<'_, '_, 'a>>,
+) -> Option<Reason<'a>> {
     match target {
         Some(Target::Rules(m)) => {
-            let why = m.explain(url);
-            write_reason(out, why.reason()).expect("vec");
+            let reason = m.explain(url).reason();
+            write_reason(out, reason).expect("vec");
+            return Some(reason);
         }
         Some(Target::Fixed(v, status)) => {
             let what = match v {
@@ -685,6 +685,7 @@ fn write_why(
         }
         None => out.extend_from_slice(b"not a URL"),
     }
+    None
 }
 
 /// `fmt::Write` into a byte vector.
