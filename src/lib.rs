@@ -123,6 +123,10 @@ pub use crate::bundle::{
     BUNDLE_FORMAT_VERSION, Bundle, Fetch, FetchStatus, HostInfo, HostRules,
     Policy, host_hash, normalize_host, url_authority,
 };
+pub use crate::check::{
+    HostCache, MemberError, Members, Outcome, Target, UrlChecker, scheme_len,
+    url_line,
+};
 pub use crate::dialect::{Dialect, ParseDialectError};
 pub use crate::error::{AgentError, LoadError};
 pub use crate::path::MatchPath;
@@ -147,6 +151,7 @@ pub use crate::parse::{
 // Public modules.
 mod aligned;
 mod bundle;
+mod check;
 mod dialect;
 mod error;
 mod path;

@@ -18,7 +18,6 @@ use std::fmt::Write as _;
 use std::io::{self, BufRead, IsTerminal, Read, Write};
 use std::ops::AddAssign;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow};
@@ -26,7 +25,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use memmap2::Mmap;
 use rayon::prelude::*;
 use robofilter::{
-    Bundle, FetchStatus, HostRules, MatchPath, Matcher, Reason, Rules, Verdict,
+    Bundle, HostCache, MatchPath, Members, Outcome, Reason, Target,
+    UrlChecker, Verdict, scheme_len,
 };
 
 use crate::args::{Emit, FilterArgs};
@@ -65,30 +65,15 @@ pub fn run(args: FilterArgs) -> Result<()> {
     } else {
         (Some(files::load_rules(&bytes, &args.rules)?), None)
     };
-    let member_len = bundle.as_ref().map_or(0, Bundle::member_len);
-    let member_rules: Vec<OnceLock<Result<Rules<'_>, String>>> =
-        (0..member_len).map(|_| OnceLock::new()).collect();
-    let scope = match (&single, &bundle) {
-        (Some(rules), _) => Scope::Single(
-            rules
-                .matcher(&args.agent)
-                .with_context(|| format!("rules file '{rules_name}'"))?,
-        ),
-        (None, Some(bundle)) => {
-            let hosts = Hosts {
-                bundle,
-                rules: &member_rules,
-                matchers: member_rules
-                    .iter()
-                    .map(|_| OnceLock::new())
-                    .collect(),
-                agent: &args.agent,
-                name: &rules_name,
-            };
-            hosts.check_agent()?;
-            Scope::Hosts(hosts)
+    let members = bundle.as_ref().map(Members::new);
+    let checker = match (&single, &bundle, &members) {
+        (Some(rules), _, _) => UrlChecker::rules(rules, &args.agent)
+            .with_context(|| format!("rules file '{rules_name}'"))?,
+        (None, Some(bundle), Some(members)) => {
+            UrlChecker::bundle(bundle, members, &args.agent)
+                .map_err(|e| anyhow!("bundle '{rules_name}', {e}"))?
         }
-        (None, None) => unreachable!("one of them is loaded"),
+        _ => unreachable!("one of them is loaded"),
     };
 
     // Open (and map) every input before writing anything, so that a bad
@@ -103,7 +88,8 @@ pub fn run(args: FilterArgs) -> Result<()> {
     let progress = progress_bar(&inputs);
 
     let decider = Decider {
-        scope,
+        checker,
+        name: &rules_name,
         emit: args.emit,
         json: args.json,
         explain: args.explain,
@@ -314,83 +300,11 @@ fn classify_in(buf: &[u8], len: usize) -> Line<'_> {
     }
 }
 
-/// The length of the scheme if `line` starts with
-/// `[A-Za-z][A-Za-z0-9+.-]*://`.
-fn scheme_len(line: &[u8]) -> Option<usize> {
-    let (first, rest) = line.split_first()?;
-    let scheme =
-        |b: &&u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-');
-    let n = rest.iter().take_while(scheme).count();
-    (first.is_ascii_alphabetic() && rest[n..].starts_with(b"://"))
-        .then_some(n + 1)
-}
-
-/// Where verdicts come from.
-enum Scope<'r, 'a> {
-    /// One rules file for every URL.
-    Single(Matcher<'r, 'a>),
-    /// A bundle: each URL's host has its rules, or none (`unknown`).
-    Hosts(Hosts<'r, 'a>),
-}
-
-/// A bundle's hosts, with members and matchers built on first use.
-struct Hosts<'r, 'a> {
-    bundle: &'r Bundle<'a>,
-    /// The loaded members (checked on first use).
-    rules: &'r [OnceLock<Result<Rules<'a>, String>>],
-    /// The agent's matcher per member.
-    matchers: Vec<OnceLock<Result<Matcher<'r, 'a>, String>>>,
-    agent: &'r str,
-    /// The bundle's name, for messages.
-    name: &'r str,
-}
-
-impl<'r, 'a> Hosts<'r, 'a> {
-    /// The agent's matcher for member `m`.
-    fn matcher(&self, m: usize) -> Result<&Matcher<'r, 'a>, String> {
-        self.matchers[m]
-            .get_or_init(|| {
-                let rules = self.rules[m].get_or_init(|| {
-                    self.bundle.member(m).map_err(|e| e.to_string())
-                });
-                let rules = rules.as_ref().map_err(Clone::clone)?;
-                rules.matcher(self.agent).map_err(|e| e.to_string())
-            })
-            .as_ref()
-            .map_err(|e| format!("bundle '{}', member {m}: {e}", self.name))
-    }
-
-    /// Fails early if the bundle was compiled for other agents (every
-    /// member is compiled with the same agents, so one tells).
-    fn check_agent(&self) -> Result<()> {
-        if self.bundle.member_len() > 0 {
-            self.matcher(0).map_err(|e| anyhow!(e))?;
-        }
-        Ok(())
-    }
-}
-
-/// What decides one URL.
-#[derive(Clone, Copy)]
-enum Target<'m, 'r, 'a> {
-    /// The host's robots.txt rules.
-    Rules(&'m Matcher<'r, 'a>),
-    /// The fetch outcome decides every URL of the host.
-    Fixed(Verdict, FetchStatus),
-    /// The bundle has no entry for the host.
-    Unknown,
-}
-
-/// A worker's memory of the last host looked up.
-struct HostCache<'m, 'r, 'a> {
-    key: Vec<u8>,
-    last_key: Vec<u8>,
-    last: Option<Target<'m, 'r, 'a>>,
-}
-
 /// Decides chunks; shared by the worker threads.
 struct Decider<'r, 'a> {
-    scope: Scope<'r, 'a>,
+    checker: UrlChecker<'r, 'a>,
+    /// The rules file's name, for messages.
+    name: &'r str,
     emit: Emit,
     json: bool,
     explain: bool,
@@ -421,35 +335,6 @@ struct ChunkOut {
     error: Option<String>,
 }
 
-/// A line's outcome.
-#[derive(Clone, Copy, Debug, Eq, PartialEq)]
-enum Outcome {
-    Allow,
-    Disallow,
-    Unknown,
-    Invalid,
-}
-
-impl Outcome {
-    fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Allow => "allow",
-            Outcome::Disallow => "disallow",
-            Outcome::Unknown => "unknown",
-            Outcome::Invalid => "invalid",
-        }
-    }
-}
-
-impl From<Verdict> for Outcome {
-    fn from(v: Verdict) -> Outcome {
-        match v {
-            Verdict::Allow => Outcome::Allow,
-            Verdict::Disallow => Outcome::Disallow,
-        }
-    }
-}
-
 impl<'r, 'a> Decider<'r, 'a> {
     /// Decides every line of a chunk (the last line may lack its `\n`),
     /// appending the output to `out` (an empty buffer, reused across
@@ -467,8 +352,7 @@ impl<'r, 'a> Decider<'r, 'a> {
             error: None,
         };
         c.counts.octets = chunk.len() as u64;
-        let mut cache =
-            HostCache { key: Vec::new(), last_key: Vec::new(), last: None };
+        let mut cache = HostCache::new();
         let mut start = 0;
         for nl in memchr::memchr_iter(b'\n', chunk) {
             let (buf, len) = (&chunk[start..], nl - start);
@@ -485,45 +369,6 @@ impl<'r, 'a> Decider<'r, 'a> {
             }
         }
         c
-    }
-
-    /// What decides `url`: the host's rules, a fixed verdict, or nothing.
-    #[inline]
-    fn target<'m>(
-        &'m self,
-        url: &[u8],
-        cache: &mut HostCache<'m, 'r, 'a>,
-    ) -> Result<Target<'m, 'r, 'a>, String> {
-        let hosts = match &self.scope {
-            Scope::Single(m) => return Ok(Target::Rules(m)),
-            Scope::Hosts(h) => h,
-        };
-        if !robofilter::url_authority(url, &mut cache.key) {
-            return Ok(Target::Unknown);
-        }
-        if let Some(t) = cache.last {
-            if cache.key == cache.last_key {
-                return Ok(t);
-            }
-        }
-        let target = match hosts.bundle.find(&cache.key) {
-            None => Target::Unknown,
-            Some(i) => {
-                let host = hosts.bundle.host(i);
-                match host.rules() {
-                    HostRules::Member(m) => Target::Rules(hosts.matcher(m)?),
-                    HostRules::AllowAll => {
-                        Target::Fixed(Verdict::Allow, host.status())
-                    }
-                    HostRules::DisallowAll => {
-                        Target::Fixed(Verdict::Disallow, host.status())
-                    }
-                }
-            }
-        };
-        core::mem::swap(&mut cache.key, &mut cache.last_key);
-        cache.last = Some(target);
-        Ok(target)
     }
 
     #[inline]
@@ -544,7 +389,10 @@ impl<'r, 'a> Decider<'r, 'a> {
         };
         let (outcome, text, target) = match class {
             Line::Url(url, path) => {
-                let target = self.target(url, cache)?;
+                let target = self
+                    .checker
+                    .target(url, cache)
+                    .map_err(|e| format!("bundle '{}', {e}", self.name))?;
                 let outcome = match target {
                     Target::Rules(m) => Outcome::from(m.decide_path(path)),
                     Target::Fixed(v, _) => Outcome::from(v),
@@ -1022,6 +870,45 @@ mod tests {
         ];
         for (line, want) in cases {
             assert_eq!(classify(line), *want, "{:?}", line.escape_ascii());
+            assert_same_as_library(line);
+        }
+    }
+
+    /// The library's portable [`robofilter::url_line`] (used by the Python
+    /// wheel) classifies `line` exactly as the vectorised `classify`.
+    fn assert_same_as_library(line: &[u8]) {
+        let want = match classify(line) {
+            Line::Url(url, path) => Some((url, path)),
+            Line::Empty | Line::Invalid(_) => None,
+        };
+        assert_eq!(
+            robofilter::url_line(line),
+            want,
+            "{:?}",
+            line.escape_ascii()
+        );
+    }
+
+    #[test]
+    fn classify_agrees_with_the_library_on_random_lines() {
+        const ALPHABET: &[u8] = b"hH1+.-:/?;#%a \t\r\x00\x7f\x80\xffA";
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut line = Vec::new();
+        for _ in 0..200_000 {
+            line.clear();
+            if next() % 2 == 0 {
+                line.extend_from_slice(b"http://");
+            }
+            for _ in 0..next() % 40 {
+                line.push(ALPHABET[(next() % ALPHABET.len() as u64) as usize]);
+            }
+            assert_same_as_library(&line);
         }
     }
 
@@ -1036,7 +923,8 @@ mod tests {
         let bytes = robofilter::AlignedBytes::from(&bytes[..]);
         let rules = robofilter::Rules::from_bytes(bytes.as_bytes()).unwrap();
         let decider = Decider {
-            scope: Scope::Single(rules.matcher("bot").unwrap()),
+            checker: UrlChecker::rules(&rules, "bot").unwrap(),
+            name: "rules",
             emit: Emit::All,
             json: false,
             explain: false,

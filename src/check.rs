@@ -1,0 +1,329 @@
+//! Whole-URL verdicts for one agent, from one rules file or a bundle: the
+//! decision `robofilter filter` makes for every line, shared with other
+//! front ends (the Python wheel) so that all of them give the same answer.
+//!
+//! A line is *not a URL* ([`Outcome::Invalid`]) if, after one trailing
+//! `\r` is stripped, it is empty, contains an ASCII control octet
+//! (0x00-0x1F, 0x7F) or a space, or does not start with `scheme://`, where
+//! the scheme is `[A-Za-z][A-Za-z0-9+.-]*`. Octets above 0x7F (UTF-8) are
+//! allowed. A URL is then decided by the rules file, or, for a bundle, by
+//! its host's entry: the host's rules, the fixed verdict of its fetch
+//! outcome, or [`Outcome::Unknown`] when the bundle has no entry for it.
+
+use std::sync::OnceLock;
+
+use crate::bundle::{Bundle, FetchStatus, HostRules, url_authority};
+use crate::error::{AgentError, LoadError};
+use crate::path::MatchPath;
+use crate::rules::{Matcher, Rules, Verdict};
+
+/// The outcome of one line.
+#[derive(Clone, Copy, Debug, Eq, Hash, PartialEq)]
+pub enum Outcome {
+    /// The URL may be crawled.
+    Allow,
+    /// The URL must not be crawled.
+    Disallow,
+    /// A bundle has no entry for the URL's host (or the URL has no host).
+    Unknown,
+    /// The line is not a URL.
+    Invalid,
+}
+
+impl Outcome {
+    /// The outcome's name as `filter` writes it: `allow`, `disallow`,
+    /// `unknown` or `invalid`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Allow => "allow",
+            Outcome::Disallow => "disallow",
+            Outcome::Unknown => "unknown",
+            Outcome::Invalid => "invalid",
+        }
+    }
+}
+
+impl From<Verdict> for Outcome {
+    fn from(v: Verdict) -> Outcome {
+        match v {
+            Verdict::Allow => Outcome::Allow,
+            Verdict::Disallow => Outcome::Disallow,
+        }
+    }
+}
+
+/// The length of the scheme if `line` starts with
+/// `[A-Za-z][A-Za-z0-9+.-]*://`.
+pub fn scheme_len(line: &[u8]) -> Option<usize> {
+    let (first, rest) = line.split_first()?;
+    let scheme =
+        |b: &&u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-');
+    let n = rest.iter().take_while(scheme).count();
+    (first.is_ascii_alphabetic() && rest[n..].starts_with(b"://"))
+        .then_some(n + 1)
+}
+
+/// Classifies one line (without its `\n`): the URL (without a trailing
+/// `\r`) and its path, or `None` if the line is not a URL (see the
+/// [module documentation](self)).
+pub fn url_line(line: &[u8]) -> Option<(&[u8], MatchPath<'_>)> {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    scheme_len(line)?;
+    if line.iter().any(|&b| b <= b' ' || b == 0x7f) {
+        return None;
+    }
+    Some((line, MatchPath::from_url(line)))
+}
+
+/// The member rules files of a bundle, each checked and loaded the first
+/// time one of its hosts is looked up, then kept. Shared by every
+/// [`UrlChecker`] of the bundle (and across threads).
+#[derive(Debug)]
+pub struct Members<'a> {
+    slots: Vec<OnceLock<Result<Rules<'a>, LoadError>>>,
+}
+
+impl<'a> Members<'a> {
+    /// Empty slots for every member of `bundle`.
+    pub fn new(bundle: &Bundle<'a>) -> Members<'a> {
+        Members {
+            slots: (0..bundle.member_len()).map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    /// Member `m` of `bundle` (the bundle these slots were made for),
+    /// loaded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If `m` is not a member index of the bundle.
+    pub fn get(
+        &self,
+        bundle: &Bundle<'a>,
+        m: usize,
+    ) -> Result<&Rules<'a>, &LoadError> {
+        self.slots[m].get_or_init(|| bundle.member(m)).as_ref()
+    }
+}
+
+/// A bundle member that could not be used: its rules file is damaged, or
+/// it was compiled for other agents.
+#[derive(Clone, Debug)]
+pub struct MemberError {
+    member: usize,
+    message: String,
+}
+
+impl MemberError {
+    /// The member's index in the bundle.
+    pub fn member(&self) -> usize {
+        self.member
+    }
+}
+
+impl core::fmt::Display for MemberError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "member {}: {}", self.member, self.message)
+    }
+}
+
+impl std::error::Error for MemberError {}
+
+/// What decides one URL.
+#[derive(Clone, Copy, Debug)]
+pub enum Target<'m, 'r, 'a> {
+    /// The host's robots.txt rules (or the single rules file).
+    Rules(&'m Matcher<'r, 'a>),
+    /// The fetch outcome of the host's robots.txt decides every URL.
+    Fixed(Verdict, FetchStatus),
+    /// The bundle has no entry for the host, or the URL has no host.
+    Unknown,
+}
+
+/// A worker's memory of the last host it looked up: runs of URLs of one
+/// host then cost one comparison each. One per thread.
+#[derive(Debug)]
+pub struct HostCache<'m, 'r, 'a> {
+    key: Vec<u8>,
+    last_key: Vec<u8>,
+    last: Option<Target<'m, 'r, 'a>>,
+}
+
+impl Default for HostCache<'_, '_, '_> {
+    fn default() -> Self {
+        HostCache { key: Vec::new(), last_key: Vec::new(), last: None }
+    }
+}
+
+impl HostCache<'_, '_, '_> {
+    /// An empty cache.
+    pub fn new() -> Self {
+        HostCache::default()
+    }
+}
+
+#[derive(Debug)]
+enum Scope<'r, 'a> {
+    Single(Matcher<'r, 'a>),
+    Hosts {
+        bundle: &'r Bundle<'a>,
+        members: &'r Members<'a>,
+        /// The agent's matcher per member, built on first use.
+        matchers: Vec<OnceLock<Result<Matcher<'r, 'a>, MemberError>>>,
+        agent: &'r str,
+    },
+}
+
+/// Decides whole URL lines for one agent.
+///
+/// Built once per run (or batch) and shared by the threads that decide
+/// lines; each thread keeps its own [`HostCache`].
+///
+/// ```
+/// use robofilter::{Compiler, Outcome, Rules, UrlChecker};
+///
+/// let bytes = Compiler::new().compile(b"User-agent: *\nDisallow: /private\n")?;
+/// let bytes = robofilter::AlignedBytes::from(&bytes[..]);
+/// let rules = Rules::from_bytes(bytes.as_bytes())?;
+/// let checker = UrlChecker::rules(&rules, "FooBot")?;
+/// let mut cache = robofilter::HostCache::new();
+/// let outcome = |line: &[u8], cache: &mut _| checker.check(line, cache).unwrap();
+/// assert_eq!(outcome(b"https://example.com/private/x", &mut cache), Outcome::Disallow);
+/// assert_eq!(outcome(b"https://example.com/public", &mut cache), Outcome::Allow);
+/// assert_eq!(outcome(b"not a url", &mut cache), Outcome::Invalid);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct UrlChecker<'r, 'a> {
+    scope: Scope<'r, 'a>,
+}
+
+impl<'r, 'a> UrlChecker<'r, 'a> {
+    /// A checker that decides every URL by `rules`.
+    pub fn rules(
+        rules: &'r Rules<'a>,
+        agent: &str,
+    ) -> Result<UrlChecker<'r, 'a>, AgentError> {
+        Ok(UrlChecker { scope: Scope::Single(rules.matcher(agent)?) })
+    }
+
+    /// A checker that decides each URL by its host's entry in `bundle`.
+    /// `members` holds the bundle's loaded members and may be shared by
+    /// several checkers.
+    ///
+    /// Fails early if the bundle was compiled for other agents (every
+    /// member is compiled with the same agents, so the first one tells)
+    /// or its first member is damaged.
+    pub fn bundle(
+        bundle: &'r Bundle<'a>,
+        members: &'r Members<'a>,
+        agent: &'r str,
+    ) -> Result<UrlChecker<'r, 'a>, MemberError> {
+        let matchers = (0..bundle.member_len()).map(|_| OnceLock::new());
+        let checker = UrlChecker {
+            scope: Scope::Hosts {
+                bundle,
+                members,
+                matchers: matchers.collect(),
+                agent,
+            },
+        };
+        if bundle.member_len() > 0 {
+            checker.member_matcher(0)?;
+        }
+        Ok(checker)
+    }
+
+    /// The agent's matcher for bundle member `m`.
+    fn member_matcher(
+        &self,
+        m: usize,
+    ) -> Result<&Matcher<'r, 'a>, MemberError> {
+        let Scope::Hosts { bundle, members, matchers, agent } = &self.scope
+        else {
+            unreachable!("only bundles have members")
+        };
+        matchers[m]
+            .get_or_init(|| {
+                let error =
+                    |message: String| MemberError { member: m, message };
+                let rules = members
+                    .get(bundle, m)
+                    .map_err(|e| error(e.to_string()))?;
+                rules.matcher(agent).map_err(|e| error(e.to_string()))
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// What decides `url` (a line that [`url_line`] accepted).
+    #[inline]
+    pub fn target<'m>(
+        &'m self,
+        url: &[u8],
+        cache: &mut HostCache<'m, 'r, 'a>,
+    ) -> Result<Target<'m, 'r, 'a>, MemberError> {
+        let bundle = match &self.scope {
+            Scope::Single(m) => return Ok(Target::Rules(m)),
+            Scope::Hosts { bundle, .. } => bundle,
+        };
+        if !url_authority(url, &mut cache.key) {
+            return Ok(Target::Unknown);
+        }
+        if let Some(t) = cache.last {
+            if cache.key == cache.last_key {
+                return Ok(t);
+            }
+        }
+        let target = match bundle.find(&cache.key) {
+            None => Target::Unknown,
+            Some(i) => {
+                let host = bundle.host(i);
+                match host.rules() {
+                    HostRules::Member(m) => {
+                        Target::Rules(self.member_matcher(m)?)
+                    }
+                    HostRules::AllowAll => {
+                        Target::Fixed(Verdict::Allow, host.status())
+                    }
+                    HostRules::DisallowAll => {
+                        Target::Fixed(Verdict::Disallow, host.status())
+                    }
+                }
+            }
+        };
+        core::mem::swap(&mut cache.key, &mut cache.last_key);
+        cache.last = Some(target);
+        Ok(target)
+    }
+
+    /// The outcome of a URL whose path has been found already.
+    #[inline]
+    pub fn decide_url<'m>(
+        &'m self,
+        url: &[u8],
+        path: MatchPath<'_>,
+        cache: &mut HostCache<'m, 'r, 'a>,
+    ) -> Result<Outcome, MemberError> {
+        Ok(match self.target(url, cache)? {
+            Target::Rules(m) => Outcome::from(m.decide_path(path)),
+            Target::Fixed(v, _) => Outcome::from(v),
+            Target::Unknown => Outcome::Unknown,
+        })
+    }
+
+    /// The outcome of one line (without its `\n`).
+    ///
+    /// The error is a bundle member that cannot be used.
+    #[inline]
+    pub fn check<'m>(
+        &'m self,
+        line: &[u8],
+        cache: &mut HostCache<'m, 'r, 'a>,
+    ) -> Result<Outcome, MemberError> {
+        match url_line(line) {
+            Some((url, path)) => self.decide_url(url, path, cache),
+            None => Ok(Outcome::Invalid),
+        }
+    }
+}
