@@ -142,17 +142,11 @@ pub enum Target<'m, 'r, 'a> {
 
 /// A worker's memory of the last host it looked up: runs of URLs of one
 /// host then cost one comparison each. One per thread.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct HostCache<'m, 'r, 'a> {
     key: Vec<u8>,
     last_key: Vec<u8>,
     last: Option<Target<'m, 'r, 'a>>,
-}
-
-impl Default for HostCache<'_, '_, '_> {
-    fn default() -> Self {
-        HostCache { key: Vec::new(), last_key: Vec::new(), last: None }
-    }
 }
 
 impl HostCache<'_, '_, '_> {
