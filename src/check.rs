@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 use crate::bundle::{Bundle, FetchStatus, HostRules, url_authority};
 use crate::error::{AgentError, LoadError};
 use crate::path::MatchPath;
-use crate::rules::{Matcher, Rules, Verdict};
+use crate::rules::{Matcher, Reason, RuleInfo, RuleKind, Rules, Verdict};
 
 /// The outcome of one line.
 #[derive(Clone, Copy, Debug, Eq, Hash, PartialEq)]
@@ -320,4 +320,76 @@ impl<'r, 'a> UrlChecker<'r, 'a> {
             None => Ok(Outcome::Invalid),
         }
     }
+}
+
+/// Writes why a line got its outcome, in words (the REASON of `filter
+/// --explain` and `robofilter explain`), given what decided it (`None`: the
+/// line is not a URL). Returns the rules' reason when rules decided (found
+/// by the direct matcher, which is slower than [`Matcher::decide`]).
+pub fn write_why<'a>(
+    out: &mut Vec<u8>,
+    url: &[u8],
+    target: Option<Target<'_, '_, 'a>>,
+) -> Option<Reason<'a>> {
+    match target {
+        Some(Target::Rules(m)) => {
+            let reason = m.explain(url).reason();
+            write_reason(out, reason);
+            return Some(reason);
+        }
+        Some(Target::Fixed(v, status)) => {
+            let what = match v {
+                Verdict::Allow => "unavailable: allow all",
+                Verdict::Disallow => "unreachable: disallow all",
+            };
+            let text = format!("robots.txt {status}, {what} (RFC 9309)");
+            out.extend_from_slice(text.as_bytes());
+        }
+        Some(Target::Unknown) => {
+            let mut host = Vec::new();
+            if url_authority(url, &mut host) {
+                out.extend_from_slice(b"no entry for host ");
+                out.extend_from_slice(&host);
+            } else {
+                out.extend_from_slice(b"no host in the URL");
+            }
+        }
+        None => out.extend_from_slice(b"not a URL"),
+    }
+    None
+}
+
+/// Writes a rules file's reason in words, such as `line 3: Disallow: /a`.
+pub fn write_reason(out: &mut Vec<u8>, reason: Reason<'_>) {
+    match reason {
+        Reason::Rule(rule) => write_rule(out, rule),
+        Reason::IndexHtml(rule) => {
+            write_rule(out, rule);
+            // The rule also allows its directory: the value up to and
+            // including its last `/`.
+            let value = rule.value();
+            let dir = value
+                .iter()
+                .rposition(|&b| b == b'/')
+                .map_or(&b""[..], |i| &value[..=i]);
+            out.extend_from_slice(b" (allows ");
+            out.extend_from_slice(dir);
+            out.extend_from_slice(b" by the index.html rule)");
+        }
+        Reason::NoMatchingRule => out.extend_from_slice(b"no matching rule"),
+        Reason::NoGroup => out.extend_from_slice(b"no group for this agent"),
+        Reason::RobotsTxt => {
+            out.extend_from_slice(b"/robots.txt is always allowed (RFC 9309)")
+        }
+    }
+}
+
+/// `line 3: Disallow: /a`.
+fn write_rule(out: &mut Vec<u8>, rule: RuleInfo<'_>) {
+    let key = match rule.kind() {
+        RuleKind::Allow => "Allow",
+        RuleKind::Disallow => "Disallow",
+    };
+    out.extend_from_slice(format!("line {}: {key}: ", rule.line()).as_bytes());
+    out.extend_from_slice(rule.value());
 }

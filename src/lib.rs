@@ -125,7 +125,7 @@ pub use crate::bundle::{
 };
 pub use crate::check::{
     HostCache, MemberError, Members, Outcome, Target, UrlChecker, scheme_len,
-    url_line,
+    url_line, write_reason, write_why,
 };
 pub use crate::dialect::{Dialect, ParseDialectError};
 pub use crate::error::{AgentError, LoadError};

@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use anyhow::{Context, Result};
-use robofilter::{Config, Dialect, GroupSource, Reason, RuleInfo, RuleKind};
+use robofilter::{Config, Dialect, GroupSource};
 
 use crate::args::{CheckArgs, ExplainArgs};
 use crate::files::{self, Output};
@@ -52,46 +52,12 @@ pub fn explain(args: ExplainArgs) -> Result<()> {
         out.write_all(b"\t")?;
         out.write_all(&url)?;
         out.write_all(b"\t")?;
-        write_reason(&mut out, why.reason())?;
+        let mut reason = Vec::new();
+        robofilter::write_reason(&mut reason, why.reason());
+        out.write_all(&reason)?;
         out.write_all(b"\t")?;
         out.write_all(group.as_bytes())?;
         out.write_all(b"\n")?;
     }
     out.finish()
-}
-
-pub fn write_reason(out: &mut impl Write, reason: Reason<'_>) -> Result<()> {
-    match reason {
-        Reason::Rule(rule) => write_rule(out, rule)?,
-        Reason::IndexHtml(rule) => {
-            write_rule(out, rule)?;
-            // The rule also allows its directory: the value up to and
-            // including its last `/`.
-            let value = rule.value();
-            let dir = value
-                .iter()
-                .rposition(|&b| b == b'/')
-                .map_or(&b""[..], |i| &value[..=i]);
-            out.write_all(b" (allows ")?;
-            out.write_all(dir)?;
-            out.write_all(b" by the index.html rule)")?;
-        }
-        Reason::NoMatchingRule => out.write_all(b"no matching rule")?,
-        Reason::NoGroup => out.write_all(b"no group for this agent")?,
-        Reason::RobotsTxt => {
-            out.write_all(b"/robots.txt is always allowed (RFC 9309)")?
-        }
-    }
-    Ok(())
-}
-
-/// `line 3: Disallow: /a`.
-fn write_rule(out: &mut impl Write, rule: RuleInfo<'_>) -> Result<()> {
-    let key = match rule.kind() {
-        RuleKind::Allow => "Allow",
-        RuleKind::Disallow => "Disallow",
-    };
-    write!(out, "line {}: {key}: ", rule.line())?;
-    out.write_all(rule.value())?;
-    Ok(())
 }

@@ -26,11 +26,10 @@ use memmap2::Mmap;
 use rayon::prelude::*;
 use robofilter::{
     Bundle, HostCache, MatchPath, Members, Outcome, Reason, Target,
-    UrlChecker, Verdict, scheme_len,
+    UrlChecker, scheme_len, write_why,
 };
 
 use crate::args::{Emit, FilterArgs};
-use crate::explain::write_reason;
 use crate::files::{self, Output};
 use crate::scan::{Scanned, scan};
 
@@ -498,42 +497,6 @@ impl<'r, 'a> Decider<'r, 'a> {
         }
         out.extend_from_slice(b"}\n");
     }
-}
-
-/// Why a line got its outcome, in words (the `explain` command's REASON).
-/// Returns the rules' reason when rules decided (found once, by the direct
-/// matcher).
-fn write_why<'a>(
-    out: &mut Vec<u8>,
-    url: &[u8],
-    target: Option<Target<'_, '_, 'a>>,
-) -> Option<Reason<'a>> {
-    match target {
-        Some(Target::Rules(m)) => {
-            let reason = m.explain(url).reason();
-            write_reason(out, reason).expect("vec");
-            return Some(reason);
-        }
-        Some(Target::Fixed(v, status)) => {
-            let what = match v {
-                Verdict::Allow => "unavailable: allow all",
-                Verdict::Disallow => "unreachable: disallow all",
-            };
-            write!(Json(out), "robots.txt {status}, {what} (RFC 9309)")
-                .expect("vec");
-        }
-        Some(Target::Unknown) => {
-            let mut host = Vec::new();
-            if robofilter::url_authority(url, &mut host) {
-                out.extend_from_slice(b"no entry for host ");
-                out.extend_from_slice(&host);
-            } else {
-                out.extend_from_slice(b"no host in the URL");
-            }
-        }
-        None => out.extend_from_slice(b"not a URL"),
-    }
-    None
 }
 
 /// `fmt::Write` into a byte vector.
