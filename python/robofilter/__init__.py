@@ -1,0 +1,21 @@
+"""robots.txt verdicts for URLs at memory speed, in Python.
+
+``Rules`` wraps a rules file or a bundle of many hosts compiled by
+``robofilter compile`` (or by ``Rules.compile`` / ``Rules.compile_hosts``)
+and decides URLs with the same Rust code as ``robofilter filter``: a URL
+gets the verdict ``allow``, ``disallow``, ``unknown`` (a bundle without its
+host) or ``invalid`` (not a URL), exactly as the CLI's ``--emit all``
+writes it.
+
+Bulk calls take Arrow arrays and read them in place::
+
+    import pyarrow as pa, robofilter
+    rules = robofilter.Rules.load("rules.bin")
+    verdicts = rules.check(pa.array(urls), "FooBot")   # dictionary<uint8, string>
+
+``robofilter.spark.filter_frontier`` runs the same on a PySpark DataFrame.
+"""
+
+from ._robofilter import VERDICTS, RobofilterError, Rules, VerdictBatches
+
+__all__ = ["Rules", "RobofilterError", "VerdictBatches", "VERDICTS"]

@@ -1,0 +1,826 @@
+//! `robofilter._robofilter`: the Python extension module. The `Rules` class
+//! wraps a rules file or a bundle (memory-mapped or owned) and decides URLs
+//! with the library's [`UrlChecker`], the same code `robofilter filter`
+//! runs, so every front end gives the same verdict for the same line.
+//!
+//! URLs come in as Arrow arrays (any object with `__arrow_c_array__` or
+//! `__arrow_c_stream__`, such as pyarrow's arrays, chunked arrays and record
+//! batches) and are read in place; verdicts go out as a pyarrow
+//! `dictionary<uint8, string>` array whose validity is the input's.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::types::UInt8Type;
+use arrow_array::{
+    Array, ArrayRef, BinaryArray, BinaryViewArray, DictionaryArray,
+    LargeBinaryArray, LargeStringArray, RecordBatch, StringArray,
+    StringViewArray, UInt8Array,
+};
+use arrow_buffer::NullBuffer;
+use arrow_schema::{DataType, Field};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
+use pyo3_arrow::{PyArray, PyChunkedArray, PyRecordBatch};
+use rayon::prelude::*;
+use robofilter::{
+    AlignedBytes, Bundle, BundleBuilder, Compiler, Config, Dialect, Fetch,
+    HostCache, LoadError, Members, Outcome, Reason, Rules, Target,
+    UrlChecker,
+};
+
+create_exception!(
+    robofilter,
+    RobofilterError,
+    PyValueError,
+    "A rules file that cannot be loaded, a robots.txt that cannot be \
+     compiled, or an agent the rules were not compiled for. The message is \
+     the one `robofilter` prints for the same problem."
+);
+
+/// The verdict names, indexed by the codes in verdict arrays.
+const VERDICTS: [&str; 4] = ["allow", "disallow", "unknown", "invalid"];
+
+/// The code of an outcome in verdict arrays (an index into [`VERDICTS`]).
+fn code(outcome: Outcome) -> u8 {
+    match outcome {
+        Outcome::Allow => 0,
+        Outcome::Disallow => 1,
+        Outcome::Unknown => 2,
+        Outcome::Invalid => 3,
+    }
+}
+
+/// The bytes the rules are read from.
+enum Backing {
+    Map(memmap2::Mmap),
+    Owned(AlignedBytes),
+}
+
+impl Backing {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Backing::Map(m) => m,
+            Backing::Owned(b) => b.as_bytes(),
+        }
+    }
+}
+
+/// The loaded rules: one rules file, or a bundle and its members (loaded
+/// on first use, then kept for the object's life).
+enum View<'a> {
+    Single(Rules<'a>),
+    Bundle { bundle: Bundle<'a>, members: Members<'a> },
+}
+
+self_cell::self_cell!(
+    struct Loaded {
+        owner: Backing,
+        #[not_covariant]
+        dependent: View,
+    }
+);
+
+/// Compiled robots.txt rules: one rules file, or a bundle of many hosts.
+#[pyclass(frozen, module = "robofilter", name = "Rules")]
+struct PyRules {
+    loaded: Loaded,
+    /// How messages name the rules: the path, or `<bytes>`.
+    name: String,
+}
+
+fn error(message: impl std::fmt::Display) -> PyErr {
+    RobofilterError::new_err(message.to_string())
+}
+
+impl PyRules {
+    /// Loads rules from `backing`, checking them as `robofilter filter`
+    /// does (with the CLI's messages).
+    fn open(backing: Backing, name: String) -> PyResult<PyRules> {
+        let bytes = backing.bytes();
+        let what = match Bundle::is_bundle(bytes) {
+            true => "bundle",
+            false if bytes.starts_with(b"ROBOFLTR") => "rules file",
+            false => {
+                return Err(error(format!(
+                    "'{name}' is not a rules file (to use a robots.txt, \
+                     compile it first with `robofilter compile ROBOTS_TXT \
+                     -o RULES`)"
+                )));
+            }
+        };
+        let loaded =
+            Loaded::try_new(backing, |b| -> Result<View<'_>, LoadError> {
+                let bytes = b.bytes();
+                if Bundle::is_bundle(bytes) {
+                    let bundle = Bundle::from_bytes(bytes)?;
+                    let members = Members::new(&bundle);
+                    Ok(View::Bundle { bundle, members })
+                } else {
+                    Ok(View::Single(Rules::from_bytes(bytes)?))
+                }
+            })
+            .map_err(|e| error(format!("{what} '{name}': {e}")))?;
+        Ok(PyRules { loaded, name })
+    }
+
+    /// Runs `f` with a checker for `agent`.
+    fn with_checker<T>(
+        &self,
+        agent: &str,
+        f: impl for<'r, 'a> FnOnce(&UrlChecker<'r, 'a>) -> PyResult<T>,
+    ) -> PyResult<T> {
+        self.loaded.with_dependent(|_, view| match view {
+            View::Single(rules) => {
+                let checker = UrlChecker::rules(rules, agent).map_err(|e| {
+                    error(format!("rules file '{}': {e}", self.name))
+                })?;
+                f(&checker)
+            }
+            View::Bundle { bundle, members } => {
+                let checker = UrlChecker::bundle(bundle, members, agent)
+                    .map_err(|e| error(format!("bundle '{}', {e}", self.name)))?;
+                f(&checker)
+            }
+        })
+    }
+}
+
+/// A column of URLs, read in place.
+enum Urls<'c> {
+    Utf8(&'c StringArray),
+    LargeUtf8(&'c LargeStringArray),
+    Utf8View(&'c StringViewArray),
+    Binary(&'c BinaryArray),
+    LargeBinary(&'c LargeBinaryArray),
+    BinaryView(&'c BinaryViewArray),
+}
+
+impl<'c> Urls<'c> {
+    fn of(array: &'c dyn Array) -> PyResult<Urls<'c>> {
+        let any = array.as_any();
+        let urls = match array.data_type() {
+            DataType::Utf8 => any.downcast_ref().map(Urls::Utf8),
+            DataType::LargeUtf8 => any.downcast_ref().map(Urls::LargeUtf8),
+            DataType::Utf8View => any.downcast_ref().map(Urls::Utf8View),
+            DataType::Binary => any.downcast_ref().map(Urls::Binary),
+            DataType::LargeBinary => any.downcast_ref().map(Urls::LargeBinary),
+            DataType::BinaryView => any.downcast_ref().map(Urls::BinaryView),
+            _ => None,
+        };
+        urls.ok_or_else(|| {
+            PyTypeError::new_err(format!(
+                "URLs must be an Arrow string or binary array (string, \
+                 large_string, string_view, binary, large_binary, \
+                 binary_view), not {}",
+                array.data_type()
+            ))
+        })
+    }
+
+    /// Decides every URL into `out` (one code per URL; nulls get a code
+    /// too, masked by the validity copied from the input).
+    fn decide(
+        &self,
+        checker: &UrlChecker<'_, '_>,
+        out: &mut [u8],
+        threads: usize,
+    ) -> Result<(), String> {
+        match self {
+            Urls::Utf8(a) => decide(checker, out, threads, |i| {
+                a.value(i).as_bytes()
+            }),
+            Urls::LargeUtf8(a) => {
+                decide(checker, out, threads, |i| a.value(i).as_bytes())
+            }
+            Urls::Utf8View(a) => {
+                decide(checker, out, threads, |i| a.value(i).as_bytes())
+            }
+            Urls::Binary(a) => decide(checker, out, threads, |i| a.value(i)),
+            Urls::LargeBinary(a) => {
+                decide(checker, out, threads, |i| a.value(i))
+            }
+            Urls::BinaryView(a) => {
+                decide(checker, out, threads, |i| a.value(i))
+            }
+        }
+    }
+}
+
+/// Fewest URLs per thread: below this a thread costs more than it saves.
+const MIN_PER_THREAD: usize = 16 << 10;
+
+/// Decides `url(i)` into `out[i]` for every `i`, on up to `threads`
+/// threads of rayon's pool, each taking one contiguous range (so that each
+/// keeps its own host cache over a run of URLs).
+fn decide<'u>(
+    checker: &UrlChecker<'_, '_>,
+    out: &mut [u8],
+    threads: usize,
+    url: impl Fn(usize) -> &'u [u8] + Sync,
+) -> Result<(), String> {
+    let run = |base: usize, part: &mut [u8]| -> Result<(), String> {
+        let mut cache = HostCache::new();
+        for (k, slot) in part.iter_mut().enumerate() {
+            let outcome = checker
+                .check(url(base + k), &mut cache)
+                .map_err(|e| e.to_string())?;
+            *slot = code(outcome);
+        }
+        Ok(())
+    };
+    let parts = threads.min(out.len() / MIN_PER_THREAD).max(1);
+    if parts == 1 {
+        return run(0, out);
+    }
+    let part_len = out.len().div_ceil(parts);
+    out.par_chunks_mut(part_len)
+        .enumerate()
+        .try_for_each(|(p, part)| run(p * part_len, part))
+}
+
+/// The verdicts of one Arrow array of URLs.
+fn verdicts(
+    checker: &UrlChecker<'_, '_>,
+    array: &dyn Array,
+    threads: usize,
+) -> PyResult<Result<DictionaryArray<UInt8Type>, String>> {
+    let urls = Urls::of(array)?;
+    let mut codes = vec![0u8; array.len()];
+    if let Err(e) = urls.decide(checker, &mut codes, threads) {
+        return Ok(Err(e));
+    }
+    let nulls: Option<NullBuffer> = array.logical_nulls();
+    let keys = UInt8Array::new(codes.into(), nulls);
+    let values: ArrayRef = Arc::new(StringArray::from(VERDICTS.to_vec()));
+    Ok(Ok(DictionaryArray::try_new(keys, values).expect("codes are in range")))
+}
+
+fn verdict_field() -> Arc<Field> {
+    let ty = DataType::Dictionary(
+        Box::new(DataType::UInt8),
+        Box::new(DataType::Utf8),
+    );
+    Arc::new(Field::new("verdict", ty, true))
+}
+
+/// `threads` as given to Python: 0 means every core.
+fn thread_count(threads: usize) -> usize {
+    match threads {
+        0 => rayon::current_num_threads(),
+        n => n,
+    }
+}
+
+/// URLs given as a Python list (or other sequence) of `str`, `bytes` or
+/// `None`, copied into one binary array.
+fn sequence_urls(urls: &Bound<'_, PyAny>) -> PyResult<BinaryArray> {
+    let mut values: Vec<Option<Vec<u8>>> = Vec::new();
+    for item in urls.try_iter()? {
+        let item = item?;
+        if item.is_none() {
+            values.push(None);
+        } else if let Ok(s) = item.cast::<PyString>() {
+            values.push(Some(s.to_str()?.as_bytes().to_vec()));
+        } else if let Ok(b) = item.cast::<PyBytes>() {
+            values.push(Some(b.as_bytes().to_vec()));
+        } else {
+            return Err(PyTypeError::new_err(format!(
+                "a URL must be str, bytes or None, not {}",
+                item.get_type().name()?
+            )));
+        }
+    }
+    Ok(BinaryArray::from_iter(values))
+}
+
+#[pymethods]
+impl PyRules {
+    /// Memory-maps a rules file or bundle written by `robofilter compile`
+    /// (or `Rules.save`). The file must not change while it is loaded.
+    #[staticmethod]
+    fn load(path: PathBuf) -> PyResult<PyRules> {
+        let name = path.display().to_string();
+        let file = File::open(&path).map_err(|e| {
+            PyOSError::new_err(format!(
+                "cannot open rules file '{name}' (check the path): {e}"
+            ))
+        })?;
+        if file.metadata().is_ok_and(|m| m.is_dir()) {
+            return Err(PyOSError::new_err(format!(
+                "rules file '{name}' is a directory (expected a file)"
+            )));
+        }
+        // SAFETY: a memory map is only sound while no one modifies or
+        // truncates the file; the documentation says it must not change
+        // while loaded (`robofilter compile` and `Rules.save` replace files
+        // by renaming, which leaves a mapping intact). The bytes are
+        // checked in full (checksum, structure) before any use.
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| {
+            PyOSError::new_err(format!("cannot map rules file '{name}': {e}"))
+        })?;
+        PyRules::open(Backing::Map(map), name)
+    }
+
+    /// Loads rules from bytes (copied once, to align them).
+    #[staticmethod]
+    fn from_bytes(data: &[u8]) -> PyResult<PyRules> {
+        PyRules::open(Backing::Owned(AlignedBytes::from(data)), "<bytes>".into())
+    }
+
+    /// Compiles one robots.txt.
+    #[staticmethod]
+    #[pyo3(signature = (robots_txt, *, dialect = "rfc9309", agents = None, dfa_byte_limit = None))]
+    fn compile(
+        py: Python<'_>,
+        robots_txt: &Bound<'_, PyAny>,
+        dialect: &str,
+        agents: Option<Vec<String>>,
+        dfa_byte_limit: Option<usize>,
+    ) -> PyResult<PyRules> {
+        let body = text_or_bytes(robots_txt, "robots_txt")?;
+        let config = config(dialect, agents, dfa_byte_limit)?;
+        let bytes = py
+            .detach(|| Compiler::with_config(config).compile(&body))
+            .map_err(|e| error(format!("cannot compile robots.txt: {e}")))?;
+        PyRules::open(
+            Backing::Owned(AlignedBytes::from(&bytes[..])),
+            "<compiled>".into(),
+        )
+    }
+
+    /// Compiles many hosts into a bundle. `sources` maps each host to what
+    /// its robots.txt fetch gave (a body, a status, `(status, body)` or
+    /// `None` for unreachable), or is a directory of `HOST.txt` files.
+    #[staticmethod]
+    #[pyo3(signature = (sources, *, dialect = "rfc9309", agents = None, dfa_byte_limit = Some(32768)))]
+    fn compile_hosts(
+        py: Python<'_>,
+        sources: &Bound<'_, PyAny>,
+        dialect: &str,
+        agents: Option<Vec<String>>,
+        dfa_byte_limit: Option<usize>,
+    ) -> PyResult<PyRules> {
+        let config = config(dialect, agents, dfa_byte_limit)?;
+        let mut builder = BundleBuilder::new(config);
+        let is_path = sources.is_instance_of::<PyString>()
+            || sources.hasattr("__fspath__")?;
+        let hosts = match is_path {
+            true => hosts_dir(&sources.extract::<PathBuf>()?)?,
+            false => hosts_mapping(sources)?,
+        };
+        for (host, fetch) in hosts {
+            builder.add(&host, fetch).map_err(error)?;
+        }
+        let bytes = py
+            .detach(|| builder.finish())
+            .map_err(|e| error(format!("cannot build the bundle: {e}")))?;
+        PyRules::open(
+            Backing::Owned(AlignedBytes::from(&bytes[..])),
+            "<compiled>".into(),
+        )
+    }
+
+    /// The rules file's (or bundle's) bytes.
+    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.loaded.borrow_owner().bytes())
+    }
+
+    /// Writes the rules to `path`, through a temporary file renamed over
+    /// it, so that a failed write leaves no half-written file.
+    fn save(&self, path: PathBuf) -> PyResult<()> {
+        save(&path, self.loaded.borrow_owner().bytes()).map_err(|e| {
+            PyOSError::new_err(format!(
+                "cannot write rules file '{}': {e}",
+                path.display()
+            ))
+        })
+    }
+
+    /// Whether these rules are a bundle of hosts.
+    #[getter]
+    fn is_bundle(&self) -> bool {
+        self.loaded.with_dependent(|_, v| matches!(v, View::Bundle { .. }))
+    }
+
+    /// The dialect the rules were compiled in: `"rfc9309"` or `"google"`.
+    #[getter]
+    fn dialect(&self) -> String {
+        self.loaded.with_dependent(|_, v| match v {
+            View::Single(r) => r.dialect().to_string(),
+            View::Bundle { bundle, .. } => bundle.dialect().to_string(),
+        })
+    }
+
+    /// How many hosts a bundle has (0 for a single rules file).
+    #[getter]
+    fn host_count(&self) -> usize {
+        self.loaded.with_dependent(|_, v| match v {
+            View::Single(_) => 0,
+            View::Bundle { bundle, .. } => bundle.host_len(),
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        let what = match self.is_bundle() {
+            true => format!("bundle of {} hosts", self.host_count()),
+            false => "rules file".to_string(),
+        };
+        format!(
+            "<robofilter.Rules {what}, {}, {} bytes, from {}>",
+            self.dialect(),
+            self.loaded.borrow_owner().bytes().len(),
+            self.name
+        )
+    }
+
+    /// The verdict of one URL: `"allow"`, `"disallow"`, `"unknown"` (a
+    /// bundle without the URL's host) or `"invalid"` (not a URL).
+    fn verdict(&self, url: &Bound<'_, PyAny>, agent: &str) -> PyResult<&'static str> {
+        let url = text_or_bytes(url, "url")?;
+        self.with_checker(agent, |checker| {
+            let mut cache = HostCache::new();
+            let outcome = checker
+                .check(&url, &mut cache)
+                .map_err(|e| error(format!("bundle '{}', {e}", self.name)))?;
+            Ok(outcome.as_str())
+        })
+    }
+
+    /// Whether `agent` may crawl `url` (the verdict is `"allow"`).
+    fn allowed(&self, url: &Bound<'_, PyAny>, agent: &str) -> PyResult<bool> {
+        Ok(self.verdict(url, agent)? == "allow")
+    }
+
+    /// The verdict of one URL with its reason, as `robofilter filter
+    /// --json --explain` writes it: a dict with `url`, `verdict`, `host`,
+    /// `reason`, `line` and `pattern`.
+    fn explain<'py>(
+        &self,
+        py: Python<'py>,
+        url: &Bound<'py, PyAny>,
+        agent: &str,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let bytes = text_or_bytes(url, "url")?;
+        let dict = PyDict::new(py);
+        dict.set_item("url", url)?;
+        self.with_checker(agent, |checker| {
+            let mut cache = HostCache::new();
+            let (outcome, target) = match robofilter::url_line(&bytes) {
+                Some((line, path)) => {
+                    let target = checker
+                        .target(line, &mut cache)
+                        .map_err(|e| error(format!("bundle '{}', {e}", self.name)))?;
+                    let outcome = match target {
+                        Target::Rules(m) => Outcome::from(m.decide_path(path)),
+                        Target::Fixed(v, _) => Outcome::from(v),
+                        Target::Unknown => Outcome::Unknown,
+                    };
+                    (outcome, Some(target))
+                }
+                None => (Outcome::Invalid, None),
+            };
+            dict.set_item("verdict", outcome.as_str())?;
+            let mut host = Vec::new();
+            let has_host = target.is_some()
+                && robofilter::url_authority(&bytes, &mut host);
+            match has_host {
+                true => dict.set_item("host", String::from_utf8_lossy(&host))?,
+                false => dict.set_item("host", py.None())?,
+            }
+            let mut why = Vec::new();
+            let reason = robofilter::write_why(&mut why, &bytes, target);
+            dict.set_item("reason", String::from_utf8_lossy(&why))?;
+            match reason {
+                Some(Reason::Rule(r) | Reason::IndexHtml(r)) => {
+                    dict.set_item("line", r.line())?;
+                    dict.set_item("pattern", String::from_utf8_lossy(r.pattern()))?;
+                }
+                _ => {
+                    dict.set_item("line", py.None())?;
+                    dict.set_item("pattern", py.None())?;
+                }
+            }
+            Ok(())
+        })?;
+        Ok(dict)
+    }
+
+    /// The verdicts of many URLs: a pyarrow `dictionary<uint8, string>`
+    /// array (codes 0 allow, 1 disallow, 2 unknown, 3 invalid; null where
+    /// the URL is null). `urls` is an Arrow string or binary array, a
+    /// chunked array (verdicts come back as one array), or a sequence of
+    /// `str`/`bytes`/`None`. Arrow URLs are read in place; the GIL is
+    /// released while deciding, on up to `threads` threads (0: all cores).
+    #[pyo3(signature = (urls, agent, *, threads = 1))]
+    fn check<'py>(
+        &self,
+        py: Python<'py>,
+        urls: &Bound<'py, PyAny>,
+        agent: &str,
+        threads: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let chunks: Vec<ArrayRef> = if urls.hasattr("__arrow_c_array__")? {
+            vec![urls.extract::<PyArray>()?.into_inner().0]
+        } else if urls.hasattr("__arrow_c_stream__")? {
+            urls.extract::<PyChunkedArray>()?.into_inner().0
+        } else {
+            vec![Arc::new(sequence_urls(urls)?)]
+        };
+        let threads = thread_count(threads);
+        let result = self.with_checker(agent, |checker| {
+            py.detach(|| {
+                let mut out = Vec::with_capacity(chunks.len());
+                for chunk in &chunks {
+                    match verdicts(checker, chunk.as_ref(), threads) {
+                        Ok(Ok(v)) => out.push(Arc::new(v) as ArrayRef),
+                        Ok(Err(e)) => return Ok(Err(e)),
+                        Err(e) => return Err(e),
+                    }
+                }
+                Ok(Ok(out))
+            })
+        })?;
+        let arrays = result
+            .map_err(|e| error(format!("bundle '{}', {e}", self.name)))?;
+        let array: ArrayRef = match arrays.len() {
+            1 => arrays.into_iter().next().expect("one"),
+            _ => {
+                let refs: Vec<&dyn Array> =
+                    arrays.iter().map(|a| a.as_ref()).collect();
+                arrow_select_concat(&refs)?
+            }
+        };
+        let out = PyArray::new(array, verdict_field());
+        let out: Py<PyAny> = out.to_pyarrow(py)?.unbind();
+        Ok(out.into_bound(py))
+    }
+
+    /// Maps an iterable of Arrow record batches to record batches with a
+    /// `verdict` column added (see `check`): the shape PySpark's
+    /// `mapInArrow` wants. Lazy: one batch is decided per step.
+    #[pyo3(signature = (batches, agent, url_column = String::from("url"), *, threads = 1))]
+    fn filter_batches(
+        slf: Py<PyRules>,
+        batches: &Bound<'_, PyAny>,
+        agent: String,
+        url_column: String,
+        threads: usize,
+    ) -> PyResult<VerdictBatches> {
+        // Fail early for an agent the rules were not compiled for.
+        slf.get().with_checker(&agent, |_| Ok(()))?;
+        Ok(VerdictBatches {
+            rules: slf,
+            batches: batches.try_iter()?.unbind().into_any(),
+            agent,
+            url_column,
+            threads: thread_count(threads),
+        })
+    }
+}
+
+/// The iterator `Rules.filter_batches` returns.
+#[pyclass(module = "robofilter")]
+struct VerdictBatches {
+    rules: Py<PyRules>,
+    batches: Py<PyAny>,
+    agent: String,
+    url_column: String,
+    threads: usize,
+}
+
+#[pymethods]
+impl VerdictBatches {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(
+        &mut self,
+        py: Python<'py>,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let Some(next) = self.batches.bind(py).call_method0("__next__").map(Some).or_else(|e| {
+            if e.is_instance_of::<pyo3::exceptions::PyStopIteration>(py) {
+                Ok(None)
+            } else {
+                Err(e)
+            }
+        })?
+        else {
+            return Ok(None);
+        };
+        let batch = next.extract::<PyRecordBatch>()?.into_inner();
+        let Ok(index) = batch.schema().index_of(&self.url_column) else {
+            let names: Vec<String> = batch
+                .schema()
+                .fields()
+                .iter()
+                .map(|f| f.name().clone())
+                .collect();
+            return Err(PyValueError::new_err(format!(
+                "the batch has no column '{}' (its columns: {}); pass \
+                 url_column=",
+                self.url_column,
+                names.join(", ")
+            )));
+        };
+        let rules = self.rules.get();
+        let column = batch.column(index).clone();
+        let threads = self.threads;
+        let verdicts = rules.with_checker(&self.agent, |checker| {
+            py.detach(|| verdicts(checker, column.as_ref(), threads))
+        })?;
+        let verdicts = verdicts
+            .map_err(|e| error(format!("bundle '{}', {e}", rules.name)))?;
+        let mut fields: Vec<Arc<Field>> =
+            batch.schema().fields().iter().cloned().collect();
+        fields.push(verdict_field());
+        let mut columns = batch.columns().to_vec();
+        columns.push(Arc::new(verdicts));
+        let schema = Arc::new(arrow_schema::Schema::new_with_metadata(
+            fields,
+            batch.schema().metadata().clone(),
+        ));
+        let out = RecordBatch::try_new(schema, columns)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        PyRecordBatch::new(out).into_pyarrow(py).map(Some)
+    }
+}
+
+/// Concatenates verdict arrays (one per chunk of a chunked array).
+fn arrow_select_concat(arrays: &[&dyn Array]) -> PyResult<ArrayRef> {
+    let mut codes: Vec<u8> = Vec::new();
+    let mut valid: Vec<bool> = Vec::new();
+    let mut any_null = false;
+    for a in arrays {
+        let d = a
+            .as_any()
+            .downcast_ref::<DictionaryArray<UInt8Type>>()
+            .expect("verdict arrays");
+        codes.extend_from_slice(d.keys().values());
+        match d.keys().nulls() {
+            Some(n) => {
+                any_null = true;
+                valid.extend(n.iter());
+            }
+            None => valid.extend(std::iter::repeat_n(true, d.len())),
+        }
+    }
+    let nulls = any_null.then(|| NullBuffer::from(valid));
+    let keys = UInt8Array::new(codes.into(), nulls);
+    let values: ArrayRef = Arc::new(StringArray::from(VERDICTS.to_vec()));
+    Ok(Arc::new(
+        DictionaryArray::try_new(keys, values).expect("codes are in range"),
+    ))
+}
+
+/// A `str` (as UTF-8) or `bytes` argument.
+fn text_or_bytes(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<u8>> {
+    if let Ok(s) = value.cast::<PyString>() {
+        Ok(s.to_str()?.as_bytes().to_vec())
+    } else if let Ok(b) = value.cast::<PyBytes>() {
+        Ok(b.as_bytes().to_vec())
+    } else {
+        Err(PyTypeError::new_err(format!(
+            "{what} must be str or bytes, not {}",
+            value.get_type().name()?
+        )))
+    }
+}
+
+/// The hosts of a directory of `HOST.txt` files, in name order, as
+/// `robofilter compile --hosts DIR` reads it: each file is its host's
+/// robots.txt, fetched with status 200; other files and subdirectories
+/// are skipped.
+fn hosts_dir(dir: &Path) -> PyResult<Vec<(String, Fetch)>> {
+    let listing = std::fs::read_dir(dir).map_err(|e| {
+        PyOSError::new_err(format!(
+            "cannot read hosts directory '{}' (check that it exists and is \
+             a directory): {e}",
+            dir.display()
+        ))
+    })?;
+    let mut paths = Vec::new();
+    for entry in listing {
+        paths.push(entry.map_err(|e| PyOSError::new_err(e.to_string()))?.path());
+    }
+    paths.sort();
+    let mut out = Vec::new();
+    for path in paths {
+        let host = match path.file_name().and_then(|n| n.to_str()) {
+            Some(n) if !path.is_dir() => n.strip_suffix(".txt"),
+            _ => None,
+        };
+        let Some(host) = host else { continue };
+        let body = std::fs::read(&path).map_err(|e| {
+            PyOSError::new_err(format!(
+                "cannot read robots.txt '{}': {e}",
+                path.display()
+            ))
+        })?;
+        out.push((host.to_string(), Fetch::http(200, 0, body)));
+    }
+    Ok(out)
+}
+
+/// The hosts of a mapping from host to fetch outcome.
+fn hosts_mapping(sources: &Bound<'_, PyAny>) -> PyResult<Vec<(String, Fetch)>> {
+    let mut out = Vec::new();
+    for item in sources.call_method0("items")?.try_iter()? {
+        let (host, value): (String, Bound<'_, PyAny>) = item?.extract()?;
+        let fetch = fetch(&host, &value)?;
+        out.push((host, fetch));
+    }
+    Ok(out)
+}
+
+/// One host's fetch outcome: `None` (unreachable), a body (`bytes` or
+/// `str`, status 200), a status (`int`, no body) or `(status, body)`.
+fn fetch(host: &str, value: &Bound<'_, PyAny>) -> PyResult<Fetch> {
+    let status = |v: &Bound<'_, PyAny>| -> PyResult<u16> {
+        let s: i64 = v.extract()?;
+        u16::try_from(s).map_err(|_| {
+            error(format!("host '{host}': {s} is not an HTTP status (100-599)"))
+        })
+    };
+    if value.is_none() {
+        return Ok(Fetch::Unreachable);
+    }
+    if value.is_instance_of::<PyString>() || value.is_instance_of::<PyBytes>() {
+        return Ok(Fetch::http(200, 0, text_or_bytes(value, "a body")?));
+    }
+    if value.is_instance_of::<pyo3::types::PyInt>()
+        && !value.is_instance_of::<pyo3::types::PyBool>()
+    {
+        return Ok(Fetch::http(status(value)?, 0, Vec::new()));
+    }
+    if let Ok(t) = value.cast::<pyo3::types::PyTuple>() {
+        if t.len() == 2 {
+            let body = t.get_item(1)?;
+            let body = match body.is_none() {
+                true => Vec::new(),
+                false => text_or_bytes(&body, "a body")?,
+            };
+            return Ok(Fetch::http(status(&t.get_item(0)?)?, 0, body));
+        }
+    }
+    Err(PyTypeError::new_err(format!(
+        "host '{host}': a fetch outcome is bytes, str, int, (status, body) \
+         or None, not {}",
+        value.get_type().name()?
+    )))
+}
+
+/// A compiler configuration from Python's keyword arguments.
+fn config(
+    dialect: &str,
+    agents: Option<Vec<String>>,
+    dfa_byte_limit: Option<usize>,
+) -> PyResult<Config> {
+    let dialect: Dialect = dialect.parse().map_err(error)?;
+    let mut config = Config::new().dialect(dialect);
+    for agent in agents.iter().flatten() {
+        config = config.agent(agent);
+    }
+    if let Some(limit) = dfa_byte_limit {
+        config = config.dfa_byte_limit(limit);
+    }
+    Ok(config)
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same
+/// directory, synced and renamed over `path`.
+fn save(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path.file_name().map_or_else(
+        || "rules".into(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut file = File::create(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+#[pymodule]
+fn _robofilter(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyRules>()?;
+    m.add_class::<VerdictBatches>()?;
+    m.add("RobofilterError", m.py().get_type::<RobofilterError>())?;
+    m.add("VERDICTS", PyList::new(m.py(), VERDICTS)?)?;
+    Ok(())
+}
