@@ -18,7 +18,7 @@ fn compile(data: &[u8]) {
         if flags & 1 == 0 { Dialect::Rfc9309 } else { Dialect::Google };
     let mut config = Config::new().dialect(dialect);
     config = match (flags >> 1) & 7 {
-        0 | 1 => config,
+        0 | 1 => config.dfa_state_limit(256),
         2 => config.dfa_state_limit(1),
         3 => config.dfa_state_limit(4),
         4 => config.dfa_byte_limit(0),
