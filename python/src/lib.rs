@@ -28,8 +28,7 @@ use pyo3_arrow::{PyArray, PyChunkedArray, PyRecordBatch};
 use rayon::prelude::*;
 use robofilter::{
     AlignedBytes, Bundle, BundleBuilder, Compiler, Config, Dialect, Fetch,
-    HostCache, LoadError, Members, Outcome, Reason, Rules, Target,
-    UrlChecker,
+    HostCache, LoadError, Members, Outcome, Reason, Rules, Target, UrlChecker,
 };
 
 create_exception!(
@@ -135,14 +134,17 @@ impl PyRules {
     ) -> PyResult<T> {
         self.loaded.with_dependent(|_, view| match view {
             View::Single(rules) => {
-                let checker = UrlChecker::rules(rules, agent).map_err(|e| {
-                    error(format!("rules file '{}': {e}", self.name))
-                })?;
+                let checker =
+                    UrlChecker::rules(rules, agent).map_err(|e| {
+                        error(format!("rules file '{}': {e}", self.name))
+                    })?;
                 f(&checker)
             }
             View::Bundle { bundle, members } => {
                 let checker = UrlChecker::bundle(bundle, members, agent)
-                    .map_err(|e| error(format!("bundle '{}', {e}", self.name)))?;
+                    .map_err(|e| {
+                        error(format!("bundle '{}', {e}", self.name))
+                    })?;
                 f(&checker)
             }
         })
@@ -190,9 +192,9 @@ impl<'c> Urls<'c> {
         threads: usize,
     ) -> Result<(), String> {
         match self {
-            Urls::Utf8(a) => decide(checker, out, threads, |i| {
-                a.value(i).as_bytes()
-            }),
+            Urls::Utf8(a) => {
+                decide(checker, out, threads, |i| a.value(i).as_bytes())
+            }
             Urls::LargeUtf8(a) => {
                 decide(checker, out, threads, |i| a.value(i).as_bytes())
             }
@@ -328,7 +330,10 @@ impl PyRules {
     /// Loads rules from bytes (copied once, to align them).
     #[staticmethod]
     fn from_bytes(data: &[u8]) -> PyResult<PyRules> {
-        PyRules::open(Backing::Owned(AlignedBytes::from(data)), "<bytes>".into())
+        PyRules::open(
+            Backing::Owned(AlignedBytes::from(data)),
+            "<bytes>".into(),
+        )
     }
 
     /// Compiles one robots.txt.
@@ -439,7 +444,11 @@ impl PyRules {
 
     /// The verdict of one URL: `"allow"`, `"disallow"`, `"unknown"` (a
     /// bundle without the URL's host) or `"invalid"` (not a URL).
-    fn verdict(&self, url: &Bound<'_, PyAny>, agent: &str) -> PyResult<&'static str> {
+    fn verdict(
+        &self,
+        url: &Bound<'_, PyAny>,
+        agent: &str,
+    ) -> PyResult<&'static str> {
         let url = text_or_bytes(url, "url")?;
         self.with_checker(agent, |checker| {
             let mut cache = HostCache::new();
@@ -471,9 +480,10 @@ impl PyRules {
             let mut cache = HostCache::new();
             let (outcome, target) = match robofilter::url_line(&bytes) {
                 Some((line, path)) => {
-                    let target = checker
-                        .target(line, &mut cache)
-                        .map_err(|e| error(format!("bundle '{}', {e}", self.name)))?;
+                    let target =
+                        checker.target(line, &mut cache).map_err(|e| {
+                            error(format!("bundle '{}', {e}", self.name))
+                        })?;
                     let outcome = match target {
                         Target::Rules(m) => Outcome::from(m.decide_path(path)),
                         Target::Fixed(v, _) => Outcome::from(v),
@@ -488,7 +498,9 @@ impl PyRules {
             let has_host = target.is_some()
                 && robofilter::url_authority(&bytes, &mut host);
             match has_host {
-                true => dict.set_item("host", String::from_utf8_lossy(&host))?,
+                true => {
+                    dict.set_item("host", String::from_utf8_lossy(&host))?
+                }
                 false => dict.set_item("host", py.None())?,
             }
             let mut why = Vec::new();
@@ -497,7 +509,10 @@ impl PyRules {
             match reason {
                 Some(Reason::Rule(r) | Reason::IndexHtml(r)) => {
                     dict.set_item("line", r.line())?;
-                    dict.set_item("pattern", String::from_utf8_lossy(r.pattern()))?;
+                    dict.set_item(
+                        "pattern",
+                        String::from_utf8_lossy(r.pattern()),
+                    )?;
                 }
                 _ => {
                     dict.set_item("line", py.None())?;
@@ -602,13 +617,18 @@ impl VerdictBatches {
         &mut self,
         py: Python<'py>,
     ) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let Some(next) = self.batches.bind(py).call_method0("__next__").map(Some).or_else(|e| {
-            if e.is_instance_of::<pyo3::exceptions::PyStopIteration>(py) {
-                Ok(None)
-            } else {
-                Err(e)
-            }
-        })?
+        let Some(next) = self
+            .batches
+            .bind(py)
+            .call_method0("__next__")
+            .map(Some)
+            .or_else(|e| {
+                if e.is_instance_of::<pyo3::exceptions::PyStopIteration>(py) {
+                    Ok(None)
+                } else {
+                    Err(e)
+                }
+            })?
         else {
             return Ok(None);
         };
@@ -705,7 +725,9 @@ fn hosts_dir(dir: &Path) -> PyResult<Vec<(String, Fetch)>> {
     })?;
     let mut paths = Vec::new();
     for entry in listing {
-        paths.push(entry.map_err(|e| PyOSError::new_err(e.to_string()))?.path());
+        paths.push(
+            entry.map_err(|e| PyOSError::new_err(e.to_string()))?.path(),
+        );
     }
     paths.sort();
     let mut out = Vec::new();
@@ -727,7 +749,9 @@ fn hosts_dir(dir: &Path) -> PyResult<Vec<(String, Fetch)>> {
 }
 
 /// The hosts of a mapping from host to fetch outcome.
-fn hosts_mapping(sources: &Bound<'_, PyAny>) -> PyResult<Vec<(String, Fetch)>> {
+fn hosts_mapping(
+    sources: &Bound<'_, PyAny>,
+) -> PyResult<Vec<(String, Fetch)>> {
     let mut out = Vec::new();
     for item in sources.call_method0("items")?.try_iter()? {
         let (host, value): (String, Bound<'_, PyAny>) = item?.extract()?;
@@ -743,13 +767,16 @@ fn fetch(host: &str, value: &Bound<'_, PyAny>) -> PyResult<Fetch> {
     let status = |v: &Bound<'_, PyAny>| -> PyResult<u16> {
         let s: i64 = v.extract()?;
         u16::try_from(s).map_err(|_| {
-            error(format!("host '{host}': {s} is not an HTTP status (100-599)"))
+            error(format!(
+                "host '{host}': {s} is not an HTTP status (100-599)"
+            ))
         })
     };
     if value.is_none() {
         return Ok(Fetch::Unreachable);
     }
-    if value.is_instance_of::<PyString>() || value.is_instance_of::<PyBytes>() {
+    if value.is_instance_of::<PyString>() || value.is_instance_of::<PyBytes>()
+    {
         return Ok(Fetch::http(200, 0, text_or_bytes(value, "a body")?));
     }
     if value.is_instance_of::<pyo3::types::PyInt>()
@@ -799,10 +826,9 @@ fn save(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let name = path.file_name().map_or_else(
-        || "rules".into(),
-        |n| n.to_string_lossy().into_owned(),
-    );
+    let name = path
+        .file_name()
+        .map_or_else(|| "rules".into(), |n| n.to_string_lossy().into_owned());
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let result = (|| {
         let mut file = File::create(&tmp)?;

@@ -1,0 +1,119 @@
+"""End to end on Spark (local[2]): a Parquet frontier in Common Crawl's
+URL-index column layout, filtered with the wheel through mapInArrow, equals
+the CLI's output row by row."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+from urllib.parse import urlsplit
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from robofilter import RobofilterError
+from robofilter.spark import filter_frontier
+
+from conftest import DATA
+
+
+@pytest.fixture(scope="module")
+def spark():
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError as e:
+        pytest.fail(f"pyspark is needed for the Spark test (pip install pyspark): {e}")
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.fail("Java (17) is needed for the Spark test: install a JDK or set JAVA_HOME")
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("robofilter-test")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        # Several Arrow batches per partition.
+        .config("spark.sql.execution.arrow.maxRecordsPerBatch", "300")
+        .getOrCreate()
+    )
+    yield session
+    session.stop()
+
+
+def cc_frontier(lines: list[str]) -> pa.Table:
+    """Rows in Common Crawl's URL-index layout (a subset of its columns)."""
+    cols: dict[str, list] = {k: [] for k in [
+        "url_surtkey", "url", "url_host_name", "url_host_tld", "url_protocol",
+        "url_port", "url_path", "url_query", "fetch_status", "content_mime_type",
+        "row"]}
+    for i, url in enumerate(lines):
+        try:
+            p = urlsplit(url)
+            host, port = p.hostname, p.port
+        except ValueError:
+            p, host, port = None, None, None
+        cols["url_surtkey"].append(",".join(reversed((host or "").split("."))) + ")" + (p.path if p else ""))
+        cols["url"].append(url)
+        cols["url_host_name"].append(host)
+        cols["url_host_tld"].append(host.rsplit(".", 1)[-1] if host else None)
+        cols["url_protocol"].append(p.scheme if p else None)
+        cols["url_port"].append(port)
+        cols["url_path"].append(p.path if p else None)
+        cols["url_query"].append(p.query or None if p else None)
+        cols["fetch_status"].append(200)
+        cols["content_mime_type"].append("text/html")
+        cols["row"].append(i)
+    return pa.table(cols, schema=pa.schema([
+        ("url_surtkey", pa.string()), ("url", pa.string()),
+        ("url_host_name", pa.string()), ("url_host_tld", pa.string()),
+        ("url_protocol", pa.string()), ("url_port", pa.int32()),
+        ("url_path", pa.string()), ("url_query", pa.string()),
+        ("fetch_status", pa.int16()), ("content_mime_type", pa.string()),
+        ("row", pa.int64()),
+    ]))
+
+
+def test_filter_frontier_equals_cli(spark, cli, tmp_path, sample_urls):
+    bundle = tmp_path / "rules.bin"
+    cli.run("compile", "--manifest", DATA / "bundle" / "manifest.jsonl", "-o", bundle)
+    hosts = [json.loads(l)["host"] for l in
+             (DATA / "bundle" / "manifest.jsonl").read_text().splitlines() if l.strip()]
+    rng = random.Random(9309)
+    paths = ["/", "/private/x", "/api/public/1", "/api/x?q=1", "/tmp/a", "/robots.txt"]
+    lines = [f"{rng.choice(['http', 'https'])}://{rng.choice(hosts)}{rng.choice(paths)}"
+             for _ in range(3000)]
+    lines += [l.decode() for l in sample_urls] + ["not a url", "http://x/a b"]
+    rng.shuffle(lines)
+    frontier = tmp_path / "frontier"
+    frontier.mkdir()
+    table = cc_frontier(lines)
+    # Several files, as a crawl index has.
+    for k in range(3):
+        pq.write_table(table.slice(k * 1200, 1200), frontier / f"part-{k}.parquet")
+
+    df = spark.read.parquet(str(frontier))
+    out = filter_frontier(df, str(bundle), "FooBot")
+    assert out.columns == df.columns + ["verdict"]
+    rows = sorted(out.select("row", "url", "url_host_name", "verdict").collect())
+    want = cli.filter_all(bundle, "FooBot", [l.encode() for l in lines])
+    assert len(rows) == len(lines)
+    for (row, url, host, verdict), (cli_verdict, cli_line) in zip(rows, want):
+        assert url.encode() == cli_line and url == lines[row]
+        assert verdict == cli_verdict, url
+    counts = {v: sum(1 for r in rows if r[3] == v) for v in ("allow", "disallow", "unknown", "invalid")}
+    assert all(counts.values()), counts
+    # The allowed frontier, as a crawl would keep it.
+    allowed = out.where("verdict = 'allow'").count()
+    assert allowed == counts["allow"]
+
+
+def test_filter_frontier_fails_on_the_driver(spark, cli, tmp_path):
+    rules = cli.compile(b"User-agent: FooBot\nDisallow: /\n", tmp_path / "r.rules",
+                        "--agent", "FooBot")
+    df = spark.createDataFrame([("http://x/",)], "url string")
+    with pytest.raises(RobofilterError, match="OtherBot"):
+        filter_frontier(df, str(rules), "OtherBot")
+    with pytest.raises(ValueError, match="no column 'link'"):
+        filter_frontier(df, str(rules), "FooBot", url_col="link")
