@@ -31,6 +31,11 @@ use robofilter::{
     HostCache, LoadError, Members, Outcome, Reason, Rules, Target, UrlChecker,
 };
 
+/// The CLI's line classifier (one SSE2 pass per line), compiled from the
+/// CLI's own source so that the wheel classifies lines with the same code.
+#[path = "../../src/bin/robofilter/scan.rs"]
+mod scan;
+
 create_exception!(
     robofilter,
     RobofilterError,
@@ -191,23 +196,30 @@ impl<'c> Urls<'c> {
         out: &mut [u8],
         threads: usize,
     ) -> Result<(), String> {
+        // Offset arrays: a value goes on into the next ones, which the
+        // scan may read ahead in (as it does in the CLI's chunks).
+        macro_rules! offsets {
+            ($a:expr) => {{
+                let (data, offsets) = ($a.value_data(), $a.value_offsets());
+                decide(checker, out, threads, |i| {
+                    let start = offsets[i] as usize;
+                    (&data[start..], offsets[i + 1] as usize - start)
+                })
+            }};
+        }
         match self {
-            Urls::Utf8(a) => {
-                decide(checker, out, threads, |i| a.value(i).as_bytes())
-            }
-            Urls::LargeUtf8(a) => {
-                decide(checker, out, threads, |i| a.value(i).as_bytes())
-            }
-            Urls::Utf8View(a) => {
-                decide(checker, out, threads, |i| a.value(i).as_bytes())
-            }
-            Urls::Binary(a) => decide(checker, out, threads, |i| a.value(i)),
-            Urls::LargeBinary(a) => {
-                decide(checker, out, threads, |i| a.value(i))
-            }
-            Urls::BinaryView(a) => {
-                decide(checker, out, threads, |i| a.value(i))
-            }
+            Urls::Utf8(a) => offsets!(a),
+            Urls::LargeUtf8(a) => offsets!(a),
+            Urls::Binary(a) => offsets!(a),
+            Urls::LargeBinary(a) => offsets!(a),
+            Urls::Utf8View(a) => decide(checker, out, threads, |i| {
+                let v = a.value(i).as_bytes();
+                (v, v.len())
+            }),
+            Urls::BinaryView(a) => decide(checker, out, threads, |i| {
+                let v = a.value(i);
+                (v, v.len())
+            }),
         }
     }
 }
@@ -215,21 +227,26 @@ impl<'c> Urls<'c> {
 /// Fewest URLs per thread: below this a thread costs more than it saves.
 const MIN_PER_THREAD: usize = 16 << 10;
 
-/// Decides `url(i)` into `out[i]` for every `i`, on up to `threads`
-/// threads of rayon's pool, each taking one contiguous range (so that each
-/// keeps its own host cache over a run of URLs).
+/// Decides line `i` into `out[i]` for every `i`, where `line(i)` is
+/// `(buf, len)`: the line is `buf[..len]` and `buf` may go on past it. Up
+/// to `threads` threads of rayon's pool each take one contiguous range (so
+/// that each keeps its own host cache over a run of URLs).
 fn decide<'u>(
     checker: &UrlChecker<'_, '_>,
     out: &mut [u8],
     threads: usize,
-    url: impl Fn(usize) -> &'u [u8] + Sync,
+    line: impl Fn(usize) -> (&'u [u8], usize) + Sync,
 ) -> Result<(), String> {
     let run = |base: usize, part: &mut [u8]| -> Result<(), String> {
         let mut cache = HostCache::new();
         for (k, slot) in part.iter_mut().enumerate() {
-            let outcome = checker
-                .check(url(base + k), &mut cache)
-                .map_err(|e| e.to_string())?;
+            let (buf, len) = line(base + k);
+            let outcome = match scan::url_line(buf, len) {
+                Some((url, path)) => checker
+                    .decide_url(url, path, &mut cache)
+                    .map_err(|e| e.to_string())?,
+                None => Outcome::Invalid,
+            };
             *slot = code(outcome);
         }
         Ok(())
@@ -452,9 +469,14 @@ impl PyRules {
         let url = text_or_bytes(url, "url")?;
         self.with_checker(agent, |checker| {
             let mut cache = HostCache::new();
-            let outcome = checker
-                .check(&url, &mut cache)
-                .map_err(|e| error(format!("bundle '{}', {e}", self.name)))?;
+            let outcome = match scan::url_line(&url, url.len()) {
+                Some((line, path)) => {
+                    checker.decide_url(line, path, &mut cache).map_err(
+                        |e| error(format!("bundle '{}', {e}", self.name)),
+                    )?
+                }
+                None => Outcome::Invalid,
+            };
             Ok(outcome.as_str())
         })
     }
@@ -478,7 +500,7 @@ impl PyRules {
         dict.set_item("url", url)?;
         self.with_checker(agent, |checker| {
             let mut cache = HostCache::new();
-            let (outcome, target) = match robofilter::url_line(&bytes) {
+            let (outcome, target) = match scan::url_line(&bytes, bytes.len()) {
                 Some((line, path)) => {
                     let target =
                         checker.target(line, &mut cache).map_err(|e| {

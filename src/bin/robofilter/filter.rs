@@ -26,12 +26,12 @@ use memmap2::Mmap;
 use rayon::prelude::*;
 use robofilter::{
     Bundle, HostCache, MatchPath, Members, Outcome, Reason, Target,
-    UrlChecker, scheme_len, write_why,
+    UrlChecker, write_why,
 };
 
 use crate::args::{Emit, FilterArgs};
 use crate::files::{self, Output};
-use crate::scan::{Scanned, scan};
+use crate::scan;
 
 /// The target chunk length; a chunk extends to the end of its last line.
 const CHUNK_LEN: usize = 1 << 20;
@@ -290,11 +290,8 @@ fn classify_in(buf: &[u8], len: usize) -> Line<'_> {
     if line.is_empty() {
         return Line::Empty;
     }
-    match scheme_len(line) {
-        Some(n) => match scan(buf, line.len(), n) {
-            Scanned::Path(path) => Line::Url(line, path),
-            Scanned::Bad => Line::Invalid(line),
-        },
+    match scan::url_line(buf, len) {
+        Some((url, path)) => Line::Url(url, path),
         None => Line::Invalid(line),
     }
 }

@@ -10,7 +10,25 @@
 //!
 //! [`MatchPath::from_url`]: robofilter::MatchPath::from_url
 
-use robofilter::MatchPath;
+use robofilter::{MatchPath, scheme_len};
+
+/// Classifies the line `buf[..len]` (without its `\n`; `buf` may go on
+/// past it) as [`robofilter::url_line`] does, in one vectorised pass: the
+/// URL (without a trailing `\r`) and its path, or `None` if the line is not
+/// a URL.
+///
+/// The Python wheel compiles this file into its extension too (by path),
+/// so that both front ends classify lines with the same code.
+#[inline]
+pub fn url_line(buf: &[u8], len: usize) -> Option<(&[u8], MatchPath<'_>)> {
+    let line = &buf[..len];
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let n = scheme_len(line)?;
+    match scan(buf, line.len(), n) {
+        Scanned::Path(path) => Some((line, path)),
+        Scanned::Bad => None,
+    }
+}
 
 /// What [`scan`] found.
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
