@@ -1,7 +1,8 @@
 //! `robofilter._robofilter`: the Python extension module. The `Rules` class
-//! wraps a rules file or a bundle (memory-mapped or owned) and decides URLs
-//! with the library's [`UrlChecker`], the same code `robofilter filter`
-//! runs, so every front end gives the same verdict for the same line.
+//! wraps a rules file or a bundle (memory-mapped or owned). Each line is
+//! classified by the CLI's own scan and decided by the library's
+//! [`UrlChecker`], the code `robofilter filter` runs, so both front ends
+//! give the same verdict for the same line.
 //!
 //! URLs come in as Arrow arrays (any object with `__arrow_c_array__` or
 //! `__arrow_c_stream__`, such as pyarrow's arrays, chunked arrays and record
@@ -92,10 +93,11 @@ self_cell::self_cell!(
 #[pyclass(frozen, module = "robofilter", name = "Rules")]
 struct PyRules {
     loaded: Loaded,
-    /// How messages name the rules: the path, or `<bytes>`.
+    /// How messages name the rules: the path, `<bytes>` or `<compiled>`.
     name: String,
 }
 
+/// A `RobofilterError` with `message`.
 fn error(message: impl std::fmt::Display) -> PyErr {
     RobofilterError::new_err(message.to_string())
 }
@@ -588,7 +590,7 @@ impl PyRules {
             _ => {
                 let refs: Vec<&dyn Array> =
                     arrays.iter().map(|a| a.as_ref()).collect();
-                arrow_select_concat(&refs)?
+                concat_verdicts(&refs)
             }
         };
         let out = PyArray::new(array, verdict_field());
@@ -693,7 +695,7 @@ impl VerdictBatches {
 }
 
 /// Concatenates verdict arrays (one per chunk of a chunked array).
-fn arrow_select_concat(arrays: &[&dyn Array]) -> PyResult<ArrayRef> {
+fn concat_verdicts(arrays: &[&dyn Array]) -> ArrayRef {
     let mut codes: Vec<u8> = Vec::new();
     let mut valid: Vec<bool> = Vec::new();
     let mut any_null = false;
@@ -714,9 +716,9 @@ fn arrow_select_concat(arrays: &[&dyn Array]) -> PyResult<ArrayRef> {
     let nulls = any_null.then(|| NullBuffer::from(valid));
     let keys = UInt8Array::new(codes.into(), nulls);
     let values: ArrayRef = Arc::new(StringArray::from(VERDICTS.to_vec()));
-    Ok(Arc::new(
+    Arc::new(
         DictionaryArray::try_new(keys, values).expect("codes are in range"),
-    ))
+    )
 }
 
 /// A `str` (as UTF-8) or `bytes` argument.
