@@ -64,8 +64,12 @@ pub fn scheme_len(line: &[u8]) -> Option<usize> {
 }
 
 /// Classifies one line (without its `\n`): the URL (without a trailing
-/// `\r`) and its path, or `None` if the line is not a URL (see the
-/// [module documentation](self)).
+/// `\r`) and its path, or `None` if the line is not a URL.
+///
+/// A line is not a URL if, after one trailing `\r` is stripped, it is
+/// empty, contains an ASCII control octet (0x00-0x1F, 0x7F) or a space, or
+/// does not start with `scheme://`, where the scheme is
+/// `[A-Za-z][A-Za-z0-9+.-]*`. Octets above 0x7F (UTF-8) are allowed.
 pub fn url_line(line: &[u8]) -> Option<(&[u8], MatchPath<'_>)> {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     scheme_len(line)?;
