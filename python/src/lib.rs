@@ -29,7 +29,8 @@ use pyo3_arrow::{PyArray, PyChunkedArray, PyRecordBatch};
 use rayon::prelude::*;
 use robofilter::{
     AlignedBytes, Bundle, BundleBuilder, Compiler, Config, Dialect, Fetch,
-    HostCache, LoadError, Members, Outcome, Reason, Rules, Target, UrlChecker,
+    HostCache, HostRules, LoadError, Members, Outcome, Reason, Rules, Target,
+    UrlChecker, Verdict,
 };
 
 /// The CLI's line classifier (one SSE2 pass per line), compiled from the
@@ -154,6 +155,77 @@ impl PyRules {
                     })?;
                 f(&checker)
             }
+        })
+    }
+
+    /// Runs `f` with the outcome of one line and what decided it (`None`:
+    /// not a URL). A [`UrlChecker`] sets up a matcher slot for every member
+    /// of a bundle, which suits a batch; this looks up only the host the
+    /// line names, so a single-URL call costs the same for any bundle.
+    fn with_line<T>(
+        &self,
+        agent: &str,
+        line: &[u8],
+        f: impl for<'m, 'r, 'a> FnOnce(
+            Outcome,
+            Option<Target<'m, 'r, 'a>>,
+        ) -> PyResult<T>,
+    ) -> PyResult<T> {
+        let member_error = |m: usize, e: &dyn std::fmt::Display| {
+            error(format!("bundle '{}', member {m}: {e}", self.name))
+        };
+        self.loaded.with_dependent(|_, view| {
+            let (bundle, members) = match view {
+                View::Single(rules) => {
+                    let matcher = rules.matcher(agent).map_err(|e| {
+                        error(format!("rules file '{}': {e}", self.name))
+                    })?;
+                    return match scan::url_line(line, line.len()) {
+                        Some((_, path)) => f(
+                            Outcome::from(matcher.decide_path(path)),
+                            Some(Target::Rules(&matcher)),
+                        ),
+                        None => f(Outcome::Invalid, None),
+                    };
+                }
+                View::Bundle { bundle, members } => (bundle, members),
+            };
+            // The agent check a checker makes (on the first member).
+            if bundle.member_len() > 0 {
+                let rules =
+                    members.get(bundle, 0).map_err(|e| member_error(0, e))?;
+                rules.matcher(agent).map_err(|e| member_error(0, &e))?;
+            }
+            let Some((url, path)) = scan::url_line(line, line.len()) else {
+                return f(Outcome::Invalid, None);
+            };
+            let mut key = Vec::new();
+            let found = match robofilter::url_authority(url, &mut key) {
+                true => bundle.find(&key),
+                false => None,
+            };
+            let Some(i) = found else {
+                return f(Outcome::Unknown, Some(Target::Unknown));
+            };
+            let host = bundle.host(i);
+            let fixed = |v: Verdict| {
+                (Outcome::from(v), Some(Target::Fixed(v, host.status())))
+            };
+            let (outcome, target) = match host.rules() {
+                HostRules::Member(m) => {
+                    let rules = members
+                        .get(bundle, m)
+                        .map_err(|e| member_error(m, e))?;
+                    let matcher = rules
+                        .matcher(agent)
+                        .map_err(|e| member_error(m, &e))?;
+                    let outcome = Outcome::from(matcher.decide_path(path));
+                    return f(outcome, Some(Target::Rules(&matcher)));
+                }
+                HostRules::AllowAll => fixed(Verdict::Allow),
+                HostRules::DisallowAll => fixed(Verdict::Disallow),
+            };
+            f(outcome, target)
         })
     }
 }
@@ -469,18 +541,7 @@ impl PyRules {
         agent: &str,
     ) -> PyResult<&'static str> {
         let url = text_or_bytes(url, "url")?;
-        self.with_checker(agent, |checker| {
-            let mut cache = HostCache::new();
-            let outcome = match scan::url_line(&url, url.len()) {
-                Some((line, path)) => {
-                    checker.decide_url(line, path, &mut cache).map_err(
-                        |e| error(format!("bundle '{}', {e}", self.name)),
-                    )?
-                }
-                None => Outcome::Invalid,
-            };
-            Ok(outcome.as_str())
-        })
+        self.with_line(agent, &url, |outcome, _| Ok(outcome.as_str()))
     }
 
     /// Whether `agent` may crawl `url` (the verdict is `"allow"`).
@@ -498,29 +559,15 @@ impl PyRules {
         agent: &str,
     ) -> PyResult<Bound<'py, PyDict>> {
         let bytes = text_or_bytes(url, "url")?;
+        // As the CLI does: a trailing `\r` is not part of the URL.
+        let bytes = bytes.strip_suffix(b"\r").unwrap_or(&bytes);
         let dict = PyDict::new(py);
         dict.set_item("url", url)?;
-        self.with_checker(agent, |checker| {
-            let mut cache = HostCache::new();
-            let (outcome, target) = match scan::url_line(&bytes, bytes.len()) {
-                Some((line, path)) => {
-                    let target =
-                        checker.target(line, &mut cache).map_err(|e| {
-                            error(format!("bundle '{}', {e}", self.name))
-                        })?;
-                    let outcome = match target {
-                        Target::Rules(m) => Outcome::from(m.decide_path(path)),
-                        Target::Fixed(v, _) => Outcome::from(v),
-                        Target::Unknown => Outcome::Unknown,
-                    };
-                    (outcome, Some(target))
-                }
-                None => (Outcome::Invalid, None),
-            };
+        self.with_line(agent, bytes, |outcome, target| {
             dict.set_item("verdict", outcome.as_str())?;
             let mut host = Vec::new();
             let has_host = target.is_some()
-                && robofilter::url_authority(&bytes, &mut host);
+                && robofilter::url_authority(bytes, &mut host);
             match has_host {
                 true => {
                     dict.set_item("host", String::from_utf8_lossy(&host))?
@@ -528,7 +575,7 @@ impl PyRules {
                 false => dict.set_item("host", py.None())?,
             }
             let mut why = Vec::new();
-            let reason = robofilter::write_why(&mut why, &bytes, target);
+            let reason = robofilter::write_why(&mut why, bytes, target);
             dict.set_item("reason", String::from_utf8_lossy(&why))?;
             match reason {
                 Some(Reason::Rule(r) | Reason::IndexHtml(r)) => {

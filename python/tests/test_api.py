@@ -94,6 +94,17 @@ def test_bundle_equals_cli(cli, tmp_path, sample_urls):
         want = [v for v, _ in cli.filter_all(bundle, agent, lines)]
         assert set(want) >= {"allow", "disallow", "unknown", "invalid"}
         assert verdict_list(rules.check(lines, agent)) == want
+        # One URL at a time (a host lookup, not a batch checker).
+        assert [rules.verdict(l, agent) for l in lines] == want
+    # explain on a bundle: members, fixed fetch outcomes, unknown hosts.
+    utf8 = [l for l in lines if l and b"\r" not in l]
+    p = cli.run("filter", bundle, "--agent", "FooBot", "--emit", "all", "--json",
+                "--explain", input=b"".join(l + b"\n" for l in utf8))
+    rows = [json.loads(r) for r in p.stdout.decode().splitlines()]
+    assert len(rows) == len(utf8)
+    assert {r["verdict"] for r in rows} == {"allow", "disallow", "unknown", "invalid"}
+    for line, row in zip(utf8, rows):
+        assert rules.explain(line.decode(), "FooBot") == row, line
 
 
 def test_compile_hosts_dir_is_byte_identical_to_cli(cli, tmp_path):
