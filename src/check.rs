@@ -73,18 +73,13 @@ pub fn scheme_len(line: &[u8]) -> Option<usize> {
 pub fn url_line(line: &[u8]) -> Option<(&[u8], MatchPath<'_>)> {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     scheme_len(line)?;
-    // No early exit: a plain fold over 32-octet blocks compiles to vector
-    // compares, several times faster than `any` on URL-length lines.
+    // Whole 32-octet blocks without an early exit inside, so that each
+    // block compiles to vector compares.
     let bad = |b: &u8| (*b <= b' ') | (*b == 0x7f);
     let mut blocks = line.chunks_exact(32);
-    let mut control = blocks.remainder().iter().any(bad);
-    for block in &mut blocks {
-        control |= block.iter().fold(false, |acc, b| acc | bad(b));
-        if control {
-            return None;
-        }
-    }
-    if control {
+    if blocks.any(|block| block.iter().fold(false, |acc, b| acc | bad(b)))
+        || blocks.remainder().iter().any(bad)
+    {
         return None;
     }
     Some((line, MatchPath::from_url(line)))
