@@ -285,14 +285,13 @@ fn classify(line: &[u8]) -> Line<'_> {
 /// line (the rest of the chunk, which [`scan`] may read ahead in).
 #[inline]
 fn classify_in(buf: &[u8], len: usize) -> Line<'_> {
-    let line = &buf[..len];
-    let line = line.strip_suffix(b"\r").unwrap_or(line);
-    if line.is_empty() {
-        return Line::Empty;
+    if let Some((url, path)) = scan::url_line(buf, len) {
+        return Line::Url(url, path);
     }
-    match scan::url_line(buf, len) {
-        Some((url, path)) => Line::Url(url, path),
-        None => Line::Invalid(line),
+    let line = &buf[..len];
+    match line.strip_suffix(b"\r").unwrap_or(line) {
+        b"" => Line::Empty,
+        line => Line::Invalid(line),
     }
 }
 
