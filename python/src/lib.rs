@@ -29,8 +29,8 @@ use pyo3_arrow::{PyArray, PyChunkedArray, PyRecordBatch};
 use rayon::prelude::*;
 use robofilter::{
     AlignedBytes, Bundle, BundleBuilder, Compiler, Config, Dialect, Fetch,
-    HostCache, HostRules, LoadError, Members, Outcome, Reason, Rules, Target,
-    UrlChecker, Verdict,
+    HostCache, HostRules, LoadError, MemberError, Members, Outcome, Reason,
+    Rules, Target, UrlChecker, Verdict,
 };
 
 /// The CLI's line classifier (one SSE2 pass per line), compiled from the
@@ -132,6 +132,11 @@ impl PyRules {
             })
             .map_err(|e| error(format!("{what} '{name}': {e}")))?;
         Ok(PyRules { loaded, name })
+    }
+
+    /// Loads rules compiled or copied into memory.
+    fn owned(bytes: &[u8], name: &str) -> PyResult<PyRules> {
+        PyRules::open(Backing::Owned(AlignedBytes::from(bytes)), name.into())
     }
 
     /// Runs `f` with a checker for `agent`.
@@ -269,7 +274,7 @@ impl<'c> Urls<'c> {
         checker: &UrlChecker<'_, '_>,
         out: &mut [u8],
         threads: usize,
-    ) -> Result<(), String> {
+    ) -> Result<(), MemberError> {
         // Offset arrays: a value goes on into the next ones, which the
         // scan may read ahead in (as it does in the CLI's chunks).
         macro_rules! offsets {
@@ -310,15 +315,15 @@ fn decide<'u>(
     out: &mut [u8],
     threads: usize,
     line: impl Fn(usize) -> (&'u [u8], usize) + Sync,
-) -> Result<(), String> {
-    let run = |base: usize, part: &mut [u8]| -> Result<(), String> {
+) -> Result<(), MemberError> {
+    let run = |base: usize, part: &mut [u8]| -> Result<(), MemberError> {
         let mut cache = HostCache::new();
         for (k, slot) in part.iter_mut().enumerate() {
             let (buf, len) = line(base + k);
             let outcome = match scan::url_line(buf, len) {
-                Some((url, path)) => checker
-                    .decide_url(url, path, &mut cache)
-                    .map_err(|e| e.to_string())?,
+                Some((url, path)) => {
+                    checker.decide_url(url, path, &mut cache)?
+                }
                 None => Outcome::Invalid,
             };
             *slot = code(outcome);
@@ -335,21 +340,22 @@ fn decide<'u>(
         .try_for_each(|(p, part)| run(p * part_len, part))
 }
 
-/// The verdicts of one Arrow array of URLs.
+/// The verdicts of one Arrow array of URLs; `name` names the rules in
+/// messages.
 fn verdicts(
     checker: &UrlChecker<'_, '_>,
     array: &dyn Array,
     threads: usize,
-) -> PyResult<Result<DictionaryArray<UInt8Type>, String>> {
+    name: &str,
+) -> PyResult<DictionaryArray<UInt8Type>> {
     let urls = Urls::of(array)?;
     let mut codes = vec![0u8; array.len()];
-    if let Err(e) = urls.decide(checker, &mut codes, threads) {
-        return Ok(Err(e));
-    }
+    urls.decide(checker, &mut codes, threads)
+        .map_err(|e| error(format!("bundle '{name}', {e}")))?;
     let nulls: Option<NullBuffer> = array.logical_nulls();
     let keys = UInt8Array::new(codes.into(), nulls);
     let values: ArrayRef = Arc::new(StringArray::from(VERDICTS.to_vec()));
-    Ok(Ok(DictionaryArray::try_new(keys, values).expect("codes are in range")))
+    Ok(DictionaryArray::try_new(keys, values).expect("codes are in range"))
 }
 
 fn verdict_field() -> Arc<Field> {
@@ -421,10 +427,7 @@ impl PyRules {
     /// Loads rules from bytes (copied once, to align them).
     #[staticmethod]
     fn from_bytes(data: &[u8]) -> PyResult<PyRules> {
-        PyRules::open(
-            Backing::Owned(AlignedBytes::from(data)),
-            "<bytes>".into(),
-        )
+        PyRules::owned(data, "<bytes>")
     }
 
     /// Compiles one robots.txt.
@@ -442,10 +445,7 @@ impl PyRules {
         let bytes = py
             .detach(|| Compiler::with_config(config).compile(&body))
             .map_err(|e| error(format!("cannot compile robots.txt: {e}")))?;
-        PyRules::open(
-            Backing::Owned(AlignedBytes::from(&bytes[..])),
-            "<compiled>".into(),
-        )
+        PyRules::owned(&bytes, "<compiled>")
     }
 
     /// Compiles many hosts into a bundle. `sources` maps each host to what
@@ -474,10 +474,7 @@ impl PyRules {
         let bytes = py
             .detach(|| builder.finish())
             .map_err(|e| error(format!("cannot build the bundle: {e}")))?;
-        PyRules::open(
-            Backing::Owned(AlignedBytes::from(&bytes[..])),
-            "<compiled>".into(),
-        )
+        PyRules::owned(&bytes, "<compiled>")
     }
 
     /// The rules file's (or bundle's) bytes.
@@ -617,21 +614,22 @@ impl PyRules {
             vec![Arc::new(sequence_urls(urls)?)]
         };
         let threads = thread_count(threads);
-        let result = self.with_checker(agent, |checker| {
+        let arrays = self.with_checker(agent, |checker| {
             py.detach(|| {
-                let mut out = Vec::with_capacity(chunks.len());
-                for chunk in &chunks {
-                    match verdicts(checker, chunk.as_ref(), threads) {
-                        Ok(Ok(v)) => out.push(Arc::new(v) as ArrayRef),
-                        Ok(Err(e)) => return Ok(Err(e)),
-                        Err(e) => return Err(e),
-                    }
-                }
-                Ok(Ok(out))
+                chunks
+                    .iter()
+                    .map(|chunk| {
+                        let v = verdicts(
+                            checker,
+                            chunk.as_ref(),
+                            threads,
+                            &self.name,
+                        )?;
+                        Ok(Arc::new(v) as ArrayRef)
+                    })
+                    .collect::<PyResult<Vec<ArrayRef>>>()
             })
         })?;
-        let arrays = result
-            .map_err(|e| error(format!("bundle '{}', {e}", self.name)))?;
         let array: ArrayRef = match arrays.len() {
             1 => arrays.into_iter().next().expect("one"),
             _ => {
@@ -722,10 +720,10 @@ impl VerdictBatches {
         let column = batch.column(index).clone();
         let threads = self.threads;
         let verdicts = rules.with_checker(&self.agent, |checker| {
-            py.detach(|| verdicts(checker, column.as_ref(), threads))
+            py.detach(|| {
+                verdicts(checker, column.as_ref(), threads, &rules.name)
+            })
         })?;
-        let verdicts = verdicts
-            .map_err(|e| error(format!("bundle '{}', {e}", rules.name)))?;
         let mut fields: Vec<Arc<Field>> =
             batch.schema().fields().iter().cloned().collect();
         fields.push(verdict_field());
