@@ -15,162 +15,28 @@
 //! A host without an entry has no verdict: callers report it as `unknown`,
 //! never as a silent allow.
 //!
-//! # Loading costs O(1) in the number of members
+//! # Loading reads the index, not the members
 //!
 //! [`Bundle::from_bytes`] checks the header, the checksum of the *index*
 //! (header, host table, hash slots, member table and host names) and the
-//! range of every index entry, reading nothing outside the index. Members
+//! range of every index entry, reading nothing outside the index: its cost
+//! grows with the number of hosts, not with the size of the members. Members
 //! are checked (their own checksum and structure) only when
 //! [`Bundle::member`] loads one, so opening costs a pass over the index
 //! (about 1.5 MB for 70,000 hosts), not over the file, and a lookup never
 //! decodes anything.
 //!
-//! # Layout (bundle format version 1)
+//! The byte layout is in `wire.rs`, beside the rules file's; the builder
+//! is [`BundleBuilder`](crate::BundleBuilder), in `bundler.rs`.
 //!
-//! | offset | size | field |
-//! |---|---|---|
-//! | 0 | 8 | magic `ROBOBNDL` |
-//! | 8 | 4 | endianness marker `0x0000FEFF` |
-//! | 12 | 4 | bundle format version |
-//! | 16 | 8 | file length |
-//! | 24 | 4 | CRC-32 of the index (octets `0..index_len`), this field zeroed |
-//! | 28 | 1 | dialect (0 google, 1 rfc9309) |
-//! | 29 | 3 | reserved, zero |
-//! | 32 | 8 | index length |
-//! | 40 | 4 | host count `h` |
-//! | 44 | 4 | member count `m` |
-//! | 48 | 4 | hash slot count `s` (a power of two, `s > h`) |
-//! | 52 | 12 | reserved, zero |
-//! | 64 | 16 x h | hosts, sorted by name: name offset, name length, entry, status |
-//! | .. | 4 x s | hash slots: host index + 1, or 0 (empty) |
-//! | .. | 16 x m | members: offset (u64), length (u64), 64-byte aligned |
-//! | .. | .. | host names |
-//! | index_len | .. | members, each a rules file with its own checksum |
-//!
-//! A host's *entry* is a member index, or [`ALLOW_ALL`] / [`DISALLOW_ALL`].
-//! Its *status* is the fetch outcome: an HTTP status, [`STATUS_UNREACHABLE`]
-//! or [`STATUS_REDIRECTS`]. The hash is [`host_hash`] of the name; slots are
-//! probed linearly from `hash & (s - 1)`.
-
-use core::fmt;
-
-use crate::Dialect;
+use crate::dialect::Dialect;
 use crate::error::LoadError;
+use crate::fetch::FetchStatus;
 use crate::rules::Rules;
-use crate::wire::{self, Table};
-
-/// The bundle format version this crate reads and writes.
-pub const BUNDLE_FORMAT_VERSION: u32 = 1;
-
-pub(crate) const BUNDLE_MAGIC: &[u8; 8] = b"ROBOBNDL";
-pub(crate) const HOST_REC: usize = 16;
-pub(crate) const MEMBER_REC: usize = 16;
-
-/// Entry code: every URL of the host is allowed.
-const ALLOW_ALL: u32 = u32::MAX;
-/// Entry code: every URL of the host is disallowed.
-const DISALLOW_ALL: u32 = u32::MAX - 1;
-/// Status code: the host could not be reached (no HTTP status).
-const STATUS_UNREACHABLE: u32 = 0;
-/// Status code: more than five redirects.
-const STATUS_REDIRECTS: u32 = 1;
-
-/// What a crawler got when it fetched a host's robots.txt.
-///
-/// [`Fetch::policy`] applies RFC 9309 §2.3.1 (see SEMANTICS.md §4a).
-#[derive(Clone, Debug, Eq, PartialEq)]
-pub enum Fetch {
-    /// A response with this HTTP status, and its body (only used for 2xx).
-    /// The crawler followed at most five redirects to get it.
-    Http {
-        /// The final HTTP status.
-        status: u16,
-        /// The body, exact bytes.
-        body: Vec<u8>,
-    },
-    /// No response: DNS failure, connection refused or reset, timeout.
-    Unreachable,
-    /// More than five consecutive redirects.
-    TooManyRedirects,
-}
-
-/// How a host's URLs are decided, by [`Fetch::policy`].
-#[derive(Clone, Copy, Debug, Eq, PartialEq)]
-pub enum Policy {
-    /// By the robots.txt body.
-    Rules,
-    /// Every URL is allowed: the robots.txt is unavailable.
-    AllowAll,
-    /// Every URL is disallowed: the host is unreachable.
-    DisallowAll,
-}
-
-impl Fetch {
-    /// The outcome of an HTTP fetch that followed `redirects` redirects:
-    /// more than five makes it [`Fetch::TooManyRedirects`] whatever the
-    /// status.
-    pub fn http(status: u16, redirects: u32, body: Vec<u8>) -> Fetch {
-        if redirects > 5 {
-            Fetch::TooManyRedirects
-        } else {
-            Fetch::Http { status, body }
-        }
-    }
-
-    /// RFC 9309 §2.3.1:
-    ///
-    /// - 2xx: the body's rules;
-    /// - 3xx (a redirect the crawler did not follow to its end) and more
-    ///   than five redirects: unavailable, allow all;
-    /// - 4xx except 429: unavailable, allow all;
-    /// - 429, 5xx and no response: unreachable, disallow all;
-    /// - 1xx (not a final response): treated as unreachable, disallow
-    ///   all. ([`BundleBuilder::add`] rejects codes outside 100-599.)
-    pub fn policy(&self) -> Policy {
-        match *self {
-            Fetch::Http { status, .. } => match status {
-                200..=299 => Policy::Rules,
-                429 => Policy::DisallowAll,
-                300..=499 => Policy::AllowAll,
-                _ => Policy::DisallowAll,
-            },
-            Fetch::TooManyRedirects => Policy::AllowAll,
-            Fetch::Unreachable => Policy::DisallowAll,
-        }
-    }
-
-    #[cfg(feature = "compile")]
-    fn status_code(&self) -> u32 {
-        match *self {
-            Fetch::Http { status, .. } => u32::from(status),
-            Fetch::Unreachable => STATUS_UNREACHABLE,
-            Fetch::TooManyRedirects => STATUS_REDIRECTS,
-        }
-    }
-}
-
-/// The fetch outcome stored for a host.
-#[derive(Clone, Copy, Debug, Eq, PartialEq)]
-pub enum FetchStatus {
-    /// The final HTTP status.
-    Http(u16),
-    /// The host could not be reached.
-    Unreachable,
-    /// More than five redirects.
-    TooManyRedirects,
-}
-
-impl fmt::Display for FetchStatus {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            FetchStatus::Http(s) => write!(f, "HTTP {s}"),
-            FetchStatus::Unreachable => f.write_str("unreachable"),
-            FetchStatus::TooManyRedirects => {
-                f.write_str("more than five redirects")
-            }
-        }
-    }
-}
+use crate::wire::{
+    self, ALLOW_ALL, BUNDLE_FORMAT_VERSION, BUNDLE_MAGIC, DISALLOW_ALL,
+    HOST_REC, MEMBER_REC, Table,
+};
 
 /// How one host's URLs are decided.
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
@@ -322,7 +188,7 @@ impl<'a> Bundle<'a> {
             {
                 return bad("host entry out of range");
             }
-            if status_from(self.hosts.get(i, 3)).is_none() {
+            if FetchStatus::from_code(self.hosts.get(i, 3)).is_none() {
                 return bad("host status");
             }
         }
@@ -403,7 +269,8 @@ impl<'a> Bundle<'a> {
         HostInfo {
             name: self.host_name(i),
             rules,
-            status: status_from(self.hosts.get(i, 3)).expect("validated"),
+            status: FetchStatus::from_code(self.hosts.get(i, 3))
+                .expect("validated"),
         }
     }
 
@@ -413,7 +280,7 @@ impl<'a> Bundle<'a> {
     }
 
     /// The index of the host with this authority, which must already be
-    /// normalised (see [`url_authority`]). `None`: the bundle has no entry
+    /// normalised (see [`url_host_key`](crate::url_host_key)). `None`: the bundle has no entry
     /// for it (the verdict is unknown).
     #[inline]
     pub fn find(&self, authority: &[u8]) -> Option<usize> {
@@ -475,17 +342,6 @@ impl<'a> Bundle<'a> {
     }
 }
 
-fn status_from(code: u32) -> Option<FetchStatus> {
-    match code {
-        STATUS_UNREACHABLE => Some(FetchStatus::Unreachable),
-        STATUS_REDIRECTS => Some(FetchStatus::TooManyRedirects),
-        c => u16::try_from(c)
-            .ok()
-            .filter(|s| (100..=599).contains(s))
-            .map(FetchStatus::Http),
-    }
-}
-
 /// The bundle's host hash: 8 octets at a time, multiply and rotate
 /// (FxHash's step), folded to 32 bits. Part of the file format.
 #[inline]
@@ -504,436 +360,4 @@ pub fn host_hash(name: &[u8]) -> u32 {
         h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
     }
     (h ^ h >> 32) as u32
-}
-
-/// Extracts a URL's authority as bundles name hosts, into `out`.
-///
-/// The URL must start with `scheme://`. The authority is what follows, up to
-/// the first `/`, `?` or `#`, without user information (up to the last
-/// `@`), lower-cased, without an empty port, `:80` on `http` or `:443` on
-/// `https`. Returns `false` (and leaves `out` empty) if there is no
-/// `scheme://` or the host is empty.
-///
-/// ```
-/// let mut out = Vec::new();
-/// assert!(robofilter::url_authority(b"HTTPS://User@WWW.Example.com:443/a", &mut out));
-/// assert_eq!(out, b"www.example.com");
-/// assert!(robofilter::url_authority(b"http://example.com:8080?q", &mut out));
-/// assert_eq!(out, b"example.com:8080");
-/// assert!(!robofilter::url_authority(b"/relative/path", &mut out));
-/// ```
-pub fn url_authority(url: &[u8], out: &mut Vec<u8>) -> bool {
-    out.clear();
-    let is_scheme =
-        |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.');
-    let n = url.iter().take_while(|&&b| is_scheme(b)).count();
-    if !url.first().is_some_and(u8::is_ascii_alphabetic)
-        || !url[n..].starts_with(b"://")
-    {
-        return false;
-    }
-    let rest = &url[n + 3..];
-    let end = rest
-        .iter()
-        .position(|&b| matches!(b, b'/' | b'?' | b'#'))
-        .unwrap_or(rest.len());
-    // User information ends at the last `@`.
-    let auth = match rest[..end].iter().rposition(|&b| b == b'@') {
-        Some(at) => &rest[at + 1..end],
-        None => &rest[..end],
-    };
-    out.extend_from_slice(auth);
-    out.make_ascii_lowercase();
-    let scheme = &url[..n];
-    let default_port: &[u8] = if scheme.eq_ignore_ascii_case(b"http") {
-        b"80"
-    } else if scheme.eq_ignore_ascii_case(b"https") {
-        b"443"
-    } else {
-        b""
-    };
-    let keep = strip_port(out, default_port).len();
-    out.truncate(keep);
-    !out.is_empty()
-}
-
-/// Drops an empty port or `:default` (if `default` is not empty). An IPv6
-/// literal's colons are inside `[...]`.
-fn strip_port<'u>(auth: &'u [u8], default: &[u8]) -> &'u [u8] {
-    let host_end = match auth.first() {
-        Some(b'[') => memchr::memchr(b']', auth).map_or(auth.len(), |i| i + 1),
-        _ => memchr::memchr(b':', auth).unwrap_or(auth.len()),
-    };
-    let port = &auth[host_end..];
-    match port.strip_prefix(b":") {
-        Some(p) if p.is_empty() || (!default.is_empty() && p == default) => {
-            &auth[..host_end]
-        }
-        _ => auth,
-    }
-}
-
-/// Normalises a host name given by the user (a file name, a manifest
-/// entry): lower-cased, without an empty port, `:80` or `:443` (the default
-/// ports of http and https: bundles do not tell schemes apart).
-///
-/// # Errors
-///
-/// A message if the name is empty or contains `/`, `?`, `#`, `@`, a space
-/// or a control octet.
-pub fn normalize_host(name: &str) -> Result<String, String> {
-    let bytes = name.as_bytes();
-    if bytes.is_empty() {
-        return Err("empty host name".to_string());
-    }
-    if let Some(b) =
-        bytes.iter().find(|&&b| b <= b' ' || b == 0x7f || b"/?#@".contains(&b))
-    {
-        return Err(format!(
-            "host name '{}' contains {:?}, which cannot appear in an \
-             authority",
-            name.escape_debug(),
-            char::from(*b)
-        ));
-    }
-    let mut auth = strip_port(bytes, b"80");
-    auth = strip_port(auth, b"443");
-    if auth.is_empty() {
-        return Err(format!("host name '{name}' has no host"));
-    }
-    Ok(String::from_utf8_lossy(auth).to_ascii_lowercase())
-}
-
-#[cfg(feature = "compile")]
-pub use self::build::BundleBuilder;
-
-#[cfg(feature = "compile")]
-mod build {
-    use std::collections::HashMap;
-
-    use super::*;
-    use crate::compile::{Compiler, Config};
-    use crate::error::BuildError;
-    use crate::wire::push_rec;
-
-    /// Builds a bundle from hosts and their fetch outcomes.
-    ///
-    /// Every distinct robots.txt body is compiled once (in parallel with
-    /// the `parallel` feature); hosts serving the same bytes share it.
-    #[derive(Debug)]
-    pub struct BundleBuilder {
-        config: Config,
-        hosts: HashMap<String, Fetch>,
-    }
-
-    impl BundleBuilder {
-        /// A builder compiling robots.txt bodies with `config`.
-        pub fn new(config: Config) -> BundleBuilder {
-            BundleBuilder { config, hosts: HashMap::new() }
-        }
-
-        /// Adds a host (normalised by [`normalize_host`]) and its fetch
-        /// outcome.
-        ///
-        /// # Errors
-        ///
-        /// If the name is not a valid authority or the host was already
-        /// added.
-        pub fn add(
-            &mut self,
-            host: &str,
-            fetch: Fetch,
-        ) -> Result<(), BuildError> {
-            let name = normalize_host(host).map_err(BuildError::input)?;
-            if let Fetch::Http { status, .. } = fetch {
-                if !(100..=599).contains(&status) {
-                    return Err(BuildError::input(format!(
-                        "host '{name}': {status} is not an HTTP status \
-                         (100-599)"
-                    )));
-                }
-            }
-            if self.hosts.contains_key(&name) {
-                return Err(BuildError::input(format!(
-                    "host '{name}' is given twice"
-                )));
-            }
-            self.hosts.insert(name, fetch);
-            Ok(())
-        }
-
-        /// The number of hosts added.
-        pub fn len(&self) -> usize {
-            self.hosts.len()
-        }
-
-        /// Whether no host was added.
-        pub fn is_empty(&self) -> bool {
-            self.hosts.is_empty()
-        }
-
-        /// Compiles every distinct body and writes the bundle.
-        ///
-        /// # Errors
-        ///
-        /// Only if a table would exceed the format's 32-bit counts.
-        pub fn finish(self) -> Result<Vec<u8>, BuildError> {
-            let mut hosts: Vec<(String, Fetch)> =
-                self.hosts.into_iter().collect();
-            hosts.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-            // Distinct bodies, in order of first use.
-            let mut member_of: HashMap<&[u8], u32> = HashMap::new();
-            let mut bodies: Vec<&[u8]> = Vec::new();
-            let mut entries = Vec::with_capacity(hosts.len());
-            for (_, fetch) in &hosts {
-                let entry = match (fetch.policy(), fetch) {
-                    (Policy::Rules, Fetch::Http { body, .. }) => {
-                        *member_of.entry(body).or_insert_with(|| {
-                            bodies.push(body);
-                            bodies.len() as u32 - 1
-                        })
-                    }
-                    (Policy::DisallowAll, _) => DISALLOW_ALL,
-                    _ => ALLOW_ALL,
-                };
-                entries.push(entry);
-            }
-            let members = compile_all(&self.config, &bodies)?;
-
-            let host_len = to_u32(hosts.len(), "hosts")?;
-            let slot_len = (hosts.len() * 2).max(2).next_power_of_two();
-            let mut names = Vec::new();
-            let mut host_tab = Vec::with_capacity(hosts.len() * HOST_REC);
-            let mut slots = vec![0u32; slot_len];
-            for (i, ((name, fetch), entry)) in
-                hosts.iter().zip(&entries).enumerate()
-            {
-                let off = to_u32(names.len(), "host names")?;
-                names.extend_from_slice(name.as_bytes());
-                push_rec(
-                    &mut host_tab,
-                    &[off, name.len() as u32, *entry, fetch.status_code()],
-                );
-                let mut s =
-                    host_hash(name.as_bytes()) as usize & (slot_len - 1);
-                while slots[s] != 0 {
-                    s = (s + 1) & (slot_len - 1);
-                }
-                slots[s] = i as u32 + 1;
-            }
-            let mut out = vec![0u8; wire::HEADER_LEN];
-            out.extend_from_slice(&host_tab);
-            for s in &slots {
-                out.extend_from_slice(&s.to_le_bytes());
-            }
-            let member_tab_at = out.len();
-            out.resize(out.len() + members.len() * MEMBER_REC, 0);
-            out.extend_from_slice(&names);
-            out.resize(out.len().next_multiple_of(wire::SECTION_ALIGN), 0);
-            let index_len = out.len();
-            let mut member_tab =
-                Vec::with_capacity(members.len() * MEMBER_REC);
-            for m in &members {
-                out.resize(out.len().next_multiple_of(wire::SECTION_ALIGN), 0);
-                let (off, len) = (out.len() as u64, m.len() as u64);
-                push_rec(
-                    &mut member_tab,
-                    &[
-                        off as u32,
-                        (off >> 32) as u32,
-                        len as u32,
-                        (len >> 32) as u32,
-                    ],
-                );
-                out.extend_from_slice(m);
-            }
-            out[member_tab_at..member_tab_at + member_tab.len()]
-                .copy_from_slice(&member_tab);
-            out[..8].copy_from_slice(BUNDLE_MAGIC);
-            out[8..12].copy_from_slice(&wire::ENDIAN_MARK.to_le_bytes());
-            out[12..16].copy_from_slice(&BUNDLE_FORMAT_VERSION.to_le_bytes());
-            let len = out.len() as u64;
-            out[16..24].copy_from_slice(&len.to_le_bytes());
-            out[28] = self.config.get_dialect().to_byte();
-            out[32..40].copy_from_slice(&(index_len as u64).to_le_bytes());
-            out[40..44].copy_from_slice(&host_len.to_le_bytes());
-            let member_len = to_u32(members.len(), "members")?;
-            out[44..48].copy_from_slice(&member_len.to_le_bytes());
-            let slot_len = to_u32(slot_len, "hash slots")?;
-            out[48..52].copy_from_slice(&slot_len.to_le_bytes());
-            let crc = wire::checksum(&out[..index_len]);
-            out[wire::CHECKSUM_AT..wire::CHECKSUM_AT + 4]
-                .copy_from_slice(&crc.to_le_bytes());
-            Ok(out)
-        }
-    }
-
-    fn to_u32(n: usize, what: &str) -> Result<u32, BuildError> {
-        u32::try_from(n)
-            .map_err(|_| BuildError::too_large(format!("{what}: {n}")))
-    }
-
-    #[cfg(feature = "parallel")]
-    fn compile_all(
-        config: &Config,
-        bodies: &[&[u8]],
-    ) -> Result<Vec<Vec<u8>>, BuildError> {
-        use rayon::prelude::*;
-        let compiler = Compiler::with_config(config.clone());
-        // Large bodies first, so that the slowest compile starts early.
-        let mut order: Vec<usize> = (0..bodies.len()).collect();
-        order.sort_by_key(|&i| core::cmp::Reverse(bodies[i].len()));
-        let mut out: Vec<(usize, Vec<u8>)> = order
-            .par_iter()
-            .with_max_len(1)
-            .map(|&i| compiler.compile(bodies[i]).map(|b| (i, b)))
-            .collect::<Result<_, _>>()?;
-        out.sort_unstable_by_key(|p| p.0);
-        Ok(out.into_iter().map(|p| p.1).collect())
-    }
-
-    #[cfg(not(feature = "parallel"))]
-    fn compile_all(
-        config: &Config,
-        bodies: &[&[u8]],
-    ) -> Result<Vec<Vec<u8>>, BuildError> {
-        let compiler = Compiler::with_config(config.clone());
-        bodies.iter().map(|b| compiler.compile(b)).collect()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn authorities() {
-        let cases: &[(&[u8], Option<&[u8]>)] = &[
-            (b"http://a.example/x", Some(b"a.example")),
-            (b"http://A.Example:80/x", Some(b"a.example")),
-            (b"https://a.example:80/x", Some(b"a.example:80")),
-            (b"https://a.example:443", Some(b"a.example")),
-            (b"http://a.example:/x", Some(b"a.example")),
-            (b"ftp://u:p@a.example:21/x", Some(b"a.example:21")),
-            (b"http://u@v@a.example?x", Some(b"a.example")),
-            (b"http://[::1]:8080/", Some(b"[::1]:8080")),
-            (b"http://[::1]:80/", Some(b"[::1]")),
-            (b"http://a.example#f", Some(b"a.example")),
-            (b"http:///x", None),
-            (b"http://u@/x", None),
-            (b"a.example/x", None),
-            (b"1http://a/", None),
-            (b"ht tp://a/", None),
-        ];
-        let mut out = Vec::new();
-        for &(url, want) in cases {
-            let ok = url_authority(url, &mut out);
-            assert_eq!(
-                ok.then_some(&out[..]),
-                want,
-                "{:?}",
-                url.escape_ascii()
-            );
-        }
-    }
-
-    /// The definition, written plainly: `scheme://`, then up to the first
-    /// `/ ? #`, after the last `@`, lower-cased, default port dropped.
-    fn reference_authority(url: &[u8]) -> Option<Vec<u8>> {
-        let colon = url.iter().position(|&b| b == b':')?;
-        let scheme = &url[..colon];
-        let scheme_ok = scheme.first().is_some_and(u8::is_ascii_alphabetic)
-            && scheme
-                .iter()
-                .all(|&b| b.is_ascii_alphanumeric() || b"+-.".contains(&b));
-        if !scheme_ok || !url[colon..].starts_with(b"://") {
-            return None;
-        }
-        let rest = &url[colon + 3..];
-        let end =
-            rest.iter().position(|b| b"/?#".contains(b)).unwrap_or(rest.len());
-        let auth = &rest[..end];
-        let auth = match auth.iter().rposition(|&b| b == b'@') {
-            Some(at) => &auth[at + 1..],
-            None => auth,
-        };
-        let lower = scheme.to_ascii_lowercase();
-        let default: &[u8] = match &lower[..] {
-            b"http" => b"80",
-            b"https" => b"443",
-            _ => b"",
-        };
-        let lowered = auth.to_ascii_lowercase();
-        let kept = strip_port(&lowered, default).to_vec();
-        (!kept.is_empty()).then_some(kept)
-    }
-
-    #[test]
-    fn authorities_match_the_reference_on_random_strings() {
-        const PIECES: &[&[u8]] = &[
-            b"http", b"HTTPS", b"s3+x", b"1", b":", b"//", b"://", b"/", b"@",
-            b"?", b"#", b"[", b"]", b"80", b"443", b"A", b".",
-        ];
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut out = Vec::new();
-        for _ in 0..100_000 {
-            let mut url = Vec::new();
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let mut r = state;
-            for _ in 0..(r % 9) {
-                r /= 9;
-                url.extend_from_slice(
-                    PIECES[(r % PIECES.len() as u64) as usize],
-                );
-                r /= PIECES.len() as u64;
-                if r == 0 {
-                    r = state.rotate_left(17);
-                }
-            }
-            let ok = url_authority(&url, &mut out);
-            let want = reference_authority(&url);
-            assert_eq!(
-                ok.then(|| out.clone()),
-                want,
-                "{:?}",
-                url.escape_ascii().to_string()
-            );
-        }
-    }
-
-    #[test]
-    fn host_names() {
-        assert_eq!(
-            normalize_host("WWW.Example.com").unwrap(),
-            "www.example.com"
-        );
-        assert_eq!(normalize_host("example.com:443").unwrap(), "example.com");
-        assert_eq!(normalize_host("example.com:80").unwrap(), "example.com");
-        assert_eq!(
-            normalize_host("example.com:8080").unwrap(),
-            "example.com:8080"
-        );
-        for bad in ["", "a/b", "a b", "u@a", ":80"] {
-            assert!(normalize_host(bad).is_err(), "{bad:?}");
-        }
-    }
-
-    #[test]
-    fn fetch_policies() {
-        let p = |s| Fetch::http(s, 0, Vec::new()).policy();
-        assert_eq!(p(200), Policy::Rules);
-        assert_eq!(p(204), Policy::Rules);
-        assert_eq!(p(301), Policy::AllowAll);
-        assert_eq!(p(404), Policy::AllowAll);
-        assert_eq!(p(401), Policy::AllowAll);
-        assert_eq!(p(429), Policy::DisallowAll);
-        assert_eq!(p(500), Policy::DisallowAll);
-        assert_eq!(p(503), Policy::DisallowAll);
-        assert_eq!(p(100), Policy::DisallowAll);
-        assert_eq!(Fetch::http(200, 5, Vec::new()).policy(), Policy::Rules);
-        assert_eq!(Fetch::http(200, 6, Vec::new()).policy(), Policy::AllowAll);
-        assert_eq!(Fetch::Unreachable.policy(), Policy::DisallowAll);
-    }
 }

@@ -12,10 +12,13 @@
 
 use std::sync::OnceLock;
 
-use crate::bundle::{Bundle, FetchStatus, HostRules, url_authority};
+use crate::bundle::{Bundle, HostRules};
+use crate::dialect::Dialect;
 use crate::error::{AgentError, LoadError};
-use crate::path::MatchPath;
-use crate::rules::{Matcher, Reason, RuleInfo, RuleKind, Rules, Verdict};
+use crate::fetch::FetchStatus;
+use crate::rules::{Matcher, Reason, RuleInfo, Rules, is_rfc9309_robots_txt};
+use crate::url::{MatchPath, NoHostKey, url_authority, url_host_key};
+use crate::verdict::{RuleKind, Verdict};
 
 /// The outcome of one line.
 #[derive(Clone, Copy, Debug, Eq, Hash, PartialEq)]
@@ -146,8 +149,33 @@ pub enum Target<'m, 'r, 'a> {
     Rules(&'m Matcher<'r, 'a>),
     /// The fetch outcome of the host's robots.txt decides every URL.
     Fixed(Verdict, FetchStatus),
+    /// The URL is the host's `/robots.txt`, which the rfc9309 dialect
+    /// always allows (RFC 9309 section 2.2.2), whatever the fetch outcome
+    /// (this status) says about the host's other URLs.
+    RobotsTxt(FetchStatus),
     /// The bundle has no entry for the host, or the URL has no host.
     Unknown,
+    /// The URL's authority holds an octet RFC 3986 forbids there (see
+    /// [`NoHostKey::Ambiguous`]): readers disagree on its host, so a bundle
+    /// cannot decide it and the line is [`Outcome::Invalid`].
+    Ambiguous,
+}
+
+impl Target<'_, '_, '_> {
+    /// The outcome of `url`, whose path (as [`url_line`] found it) is
+    /// `path`, under this target. The path is read in the rules' dialect.
+    #[inline]
+    pub fn outcome(&self, url: &[u8], path: MatchPath<'_>) -> Outcome {
+        match *self {
+            Target::Rules(m) => Outcome::from(
+                m.decide_path(path.for_dialect(url, m.dialect())),
+            ),
+            Target::Fixed(v, _) => Outcome::from(v),
+            Target::RobotsTxt(_) => Outcome::Allow,
+            Target::Unknown => Outcome::Unknown,
+            Target::Ambiguous => Outcome::Invalid,
+        }
+    }
 }
 
 /// A worker's memory of the last host it looked up: runs of URLs of one
@@ -271,9 +299,35 @@ impl<'r, 'a> UrlChecker<'r, 'a> {
             Scope::Single(m) => return Ok(Target::Rules(m)),
             Scope::Hosts { bundle, .. } => bundle,
         };
-        if !url_authority(url, &mut cache.key) {
-            return Ok(Target::Unknown);
+        match url_host_key(url, &mut cache.key) {
+            Ok(()) => {}
+            Err(NoHostKey::Missing) => return Ok(Target::Unknown),
+            Err(NoHostKey::Ambiguous) => return Ok(Target::Ambiguous),
         }
+        let target = self.host_target(bundle, cache)?;
+        // RFC 9309 section 2.2.2 holds for hosts whose rules are a fetch
+        // outcome too. Per URL, so after the per-host cache.
+        Ok(match target {
+            Target::Fixed(Verdict::Disallow, status)
+                if bundle.dialect() == Dialect::Rfc9309
+                    && is_rfc9309_robots_txt(MatchPath::parse(
+                        url,
+                        Dialect::Rfc9309,
+                    )) =>
+            {
+                Target::RobotsTxt(status)
+            }
+            target => target,
+        })
+    }
+
+    /// The target of the host whose key is in `cache.key`.
+    #[inline]
+    fn host_target<'m>(
+        &'m self,
+        bundle: &Bundle<'a>,
+        cache: &mut HostCache<'m, 'r, 'a>,
+    ) -> Result<Target<'m, 'r, 'a>, MemberError> {
         if let Some(t) = cache.last {
             if cache.key == cache.last_key {
                 return Ok(t);
@@ -309,11 +363,7 @@ impl<'r, 'a> UrlChecker<'r, 'a> {
         path: MatchPath<'_>,
         cache: &mut HostCache<'m, 'r, 'a>,
     ) -> Result<Outcome, MemberError> {
-        Ok(match self.target(url, cache)? {
-            Target::Rules(m) => Outcome::from(m.decide_path(path)),
-            Target::Fixed(v, _) => Outcome::from(v),
-            Target::Unknown => Outcome::Unknown,
-        })
+        Ok(self.target(url, cache)?.outcome(url, path))
     }
 
     /// The outcome of one line (without its `\n`).
@@ -355,6 +405,17 @@ pub fn write_why<'a>(
             let text = format!("robots.txt {status}, {what} (RFC 9309)");
             out.extend_from_slice(text.as_bytes());
         }
+        Some(Target::RobotsTxt(status)) => {
+            let text = format!(
+                "/robots.txt is always allowed (RFC 9309), although the \
+                 host's robots.txt was {status}"
+            );
+            out.extend_from_slice(text.as_bytes());
+        }
+        Some(Target::Ambiguous) => out.extend_from_slice(
+            b"the authority holds an octet RFC 3986 forbids there \
+              (readers disagree on its host)",
+        ),
         Some(Target::Unknown) => {
             let mut host = Vec::new();
             if url_authority(url, &mut host) {

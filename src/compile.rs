@@ -9,15 +9,16 @@
 use std::collections::HashMap;
 
 use crate::dfa::build::{self, Budget, BuildRule, OverBudget};
+use crate::dialect::Dialect;
 use crate::error::BuildError;
+use crate::parse;
 use crate::parse::{RobotsTxt, Rule, Selection, Source};
 use crate::pattern::{self, Tok};
-use crate::rules::{
-    ENGINE_ALLOW_ALL, ENGINE_DFA, ENGINE_DIRECT, ENGINE_SPLIT, FORMAT_VERSION,
-    NOTE_BYTES, NOTE_NONE, NOTE_STATES, NOTE_WORK,
+use crate::verdict::RuleKind;
+use crate::wire::{
+    self, ENGINE_ALLOW_ALL, ENGINE_DFA, ENGINE_DIRECT, ENGINE_SPLIT,
+    FORMAT_VERSION, NOTE_BYTES, NOTE_NONE, NOTE_STATES, NOTE_WORK, push_rec,
 };
-use crate::wire::{self, push_rec};
-use crate::{Dialect, RuleKind, parse};
 
 /// The compiler's settings.
 ///
@@ -577,7 +578,8 @@ impl Writer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{AlignedBytes, EngineKind, Rules};
+    use crate::aligned::AlignedBytes;
+    use crate::rules::{EngineKind, Rules};
 
     /// A group whose DFA exceeds a tiny state budget is split into score
     /// DFAs and still gives the verdicts of the unsplit group.

@@ -10,7 +10,7 @@
 //! path)`, without changing any verdict (the candidates are a superset of
 //! the matching rules). Building it takes two allocations.
 
-use crate::Dialect;
+use crate::dialect::Dialect;
 use crate::pattern;
 
 /// Literal prefixes, sorted.

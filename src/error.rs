@@ -17,8 +17,8 @@ enum LoadErrorKind {
     TooShort { len: usize },
     Magic,
     Endianness,
-    Version { found: u32 },
-    BundleVersion { found: u32 },
+    Version { found: u32, expected: u32 },
+    BundleVersion { found: u32, expected: u32 },
     Length { header: u64, actual: usize },
     Checksum { stored: u32, computed: u32 },
     Alignment { address: usize },
@@ -37,11 +37,11 @@ impl LoadError {
     pub(crate) fn endianness() -> LoadError {
         LoadError { kind: LoadErrorKind::Endianness }
     }
-    pub(crate) fn version(found: u32) -> LoadError {
-        LoadError { kind: LoadErrorKind::Version { found } }
+    pub(crate) fn version(found: u32, expected: u32) -> LoadError {
+        LoadError { kind: LoadErrorKind::Version { found, expected } }
     }
-    pub(crate) fn bundle_version(found: u32) -> LoadError {
-        LoadError { kind: LoadErrorKind::BundleVersion { found } }
+    pub(crate) fn bundle_version(found: u32, expected: u32) -> LoadError {
+        LoadError { kind: LoadErrorKind::BundleVersion { found, expected } }
     }
     pub(crate) fn length(header: u64, actual: usize) -> LoadError {
         LoadError { kind: LoadErrorKind::Length { header, actual } }
@@ -82,19 +82,19 @@ impl fmt::Display for LoadError {
                 "rules file has the wrong endianness marker \
                  (was it written on a big-endian machine or corrupted?)"
             ),
-            Version { found } => write!(
+            Version { found, expected } => write!(
                 f,
                 "rules file format version {found} is not supported \
                  (this robofilter reads version {}; recompile the \
                  robots.txt with this version of robofilter)",
-                crate::rules::FORMAT_VERSION
+                expected
             ),
-            BundleVersion { found } => write!(
+            BundleVersion { found, expected } => write!(
                 f,
                 "bundle format version {found} is not supported \
                  (this robofilter reads version {}; compile the bundle \
                  again with this version of robofilter)",
-                crate::bundle::BUNDLE_FORMAT_VERSION
+                expected
             ),
             Length { header, actual } => write!(
                 f,

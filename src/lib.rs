@@ -119,24 +119,27 @@
 #![deny(rustdoc::broken_intra_doc_links)]
 
 pub use crate::aligned::AlignedBytes;
-pub use crate::bundle::{
-    BUNDLE_FORMAT_VERSION, Bundle, Fetch, FetchStatus, HostInfo, HostRules,
-    Policy, host_hash, normalize_host, url_authority,
-};
+pub use crate::bundle::{Bundle, HostInfo, HostRules, host_hash};
 pub use crate::check::{
-    HostCache, MemberError, Members, Outcome, Target, UrlChecker, scheme_len,
-    url_line, write_reason, write_why,
+    HostCache, MemberError, Members, Outcome, Target, UrlChecker, url_line,
+    write_reason, write_why,
 };
 pub use crate::dialect::{Dialect, ParseDialectError};
 pub use crate::error::{AgentError, LoadError};
-pub use crate::path::MatchPath;
+pub use crate::fetch::{Fetch, FetchStatus, Policy};
 pub use crate::rules::{
-    AgentInfo, EngineKind, Explanation, FORMAT_VERSION, GroupInfo,
-    GroupSource, Matcher, Reason, Record, RuleInfo, RuleKind, Rules, Verdict,
+    AgentInfo, EngineKind, Explanation, GroupInfo, GroupSource, Matcher,
+    Reason, Record, RuleInfo, Rules,
 };
+pub use crate::url::{
+    MatchPath, NoHostKey, normalize_host, scheme_len, url_authority,
+    url_host_key,
+};
+pub use crate::verdict::{RuleKind, Verdict};
+pub use crate::wire::{BUNDLE_FORMAT_VERSION, FORMAT_VERSION};
 
 #[cfg(feature = "compile")]
-pub use crate::bundle::BundleBuilder;
+pub use crate::bundler::BundleBuilder;
 #[cfg(feature = "compile")]
 pub use crate::compile::{Compiler, Config};
 #[cfg(feature = "compile")]
@@ -148,25 +151,36 @@ pub use crate::parse::{
     UserAgent,
 };
 
-// Public modules.
+// The modules, in layers from the bottom up. A module imports only from
+// its own layer or the layers above it here, always by the module's full
+// path (never through the re-exports above), so the module graph has no
+// cycles; `tests/module_graph.rs` checks that.
+//
+// The vocabulary and the file format.
 mod aligned;
-mod bundle;
-mod check;
 mod dialect;
 mod error;
-mod path;
-mod rules;
-
-// Private modules.
-#[cfg(feature = "compile")]
-mod compile;
-mod dfa;
-mod direct;
+mod verdict;
+mod wire;
+// Reading URLs and robots.txt text.
 mod normalize;
 #[cfg(feature = "compile")]
 mod parse;
 mod pattern;
-mod wire;
+mod url;
+// The engines, then the loaded rules file that dispatches to them.
+mod dfa;
+mod direct;
+mod rules;
+// Many hosts: fetch outcomes, the bundle reader, the builders.
+mod bundle;
+#[cfg(feature = "compile")]
+mod bundler;
+#[cfg(feature = "compile")]
+mod compile;
+mod fetch;
+// Whole URL lines, as every front end decides them.
+mod check;
 
 /// The README's Rust examples, compiled and run as doctests.
 #[cfg(all(doctest, feature = "compile"))]

@@ -138,10 +138,13 @@ pub(crate) fn google_pattern(bytes: &[u8]) -> Vec<u8> {
 
 #[cfg(feature = "compile")]
 /// Normalises an Allow/Disallow value for `dialect`.
-pub(crate) fn pattern(bytes: &[u8], dialect: crate::Dialect) -> Vec<u8> {
+pub(crate) fn pattern(
+    bytes: &[u8],
+    dialect: crate::dialect::Dialect,
+) -> Vec<u8> {
     match dialect {
-        crate::Dialect::Google => google_pattern(bytes),
-        crate::Dialect::Rfc9309 => {
+        crate::dialect::Dialect::Google => google_pattern(bytes),
+        crate::dialect::Dialect::Rfc9309 => {
             let mut out = Vec::with_capacity(bytes.len());
             rfc9309(bytes, |b| {
                 out.push(b);
@@ -158,7 +161,7 @@ mod tests {
 
     #[cfg(feature = "compile")]
     fn rfc(s: &[u8]) -> Vec<u8> {
-        pattern(s, crate::Dialect::Rfc9309)
+        pattern(s, crate::dialect::Dialect::Rfc9309)
     }
 
     #[cfg(feature = "compile")]

@@ -13,7 +13,9 @@
 
 use core::fmt;
 
-use crate::{Dialect, RuleKind, normalize};
+use crate::dialect::Dialect;
+use crate::normalize;
+use crate::verdict::RuleKind;
 
 /// Longest line google/robotstxt keeps: `8 * 2083 - 1` octets. The rest of
 /// the line is discarded.

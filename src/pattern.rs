@@ -20,7 +20,7 @@
 //! backtracking: on a mismatch it retries only from the most recent `*`, which is
 //! enough for patterns whose only wildcard is `*`.
 
-use crate::Dialect;
+use crate::dialect::Dialect;
 
 /// One token of a pattern.
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]

@@ -5,80 +5,19 @@
 //! no allocation, no decoding. After that, a verdict can never panic or read out
 //! of bounds, whatever file was loaded.
 
-use core::fmt;
-
 use std::sync::Arc;
 
 use crate::dfa::Dfa;
+use crate::dialect::Dialect;
 use crate::direct::PrefixIndex;
 use crate::error::{AgentError, LoadError};
-use crate::wire::{self, Table};
-use crate::{Dialect, MatchPath, normalize, pattern};
-
-/// The rules file format version this crate reads and writes.
-pub const FORMAT_VERSION: u32 = 1;
-
-/// Engine codes stored per group.
-pub(crate) const ENGINE_DFA: u32 = 1;
-pub(crate) const ENGINE_DIRECT: u32 = 2;
-pub(crate) const ENGINE_ALLOW_ALL: u32 = 3;
-pub(crate) const ENGINE_SPLIT: u32 = 4;
-
-#[cfg(feature = "compile")]
-/// Why a group uses the direct engine.
-pub(crate) const NOTE_NONE: u32 = 0;
-pub(crate) const NOTE_STATES: u32 = 1;
-pub(crate) const NOTE_WORK: u32 = 2;
-pub(crate) const NOTE_BYTES: u32 = 3;
-
-/// Whether a rule allows or disallows.
-#[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-pub enum RuleKind {
-    /// An `Allow` line.
-    Allow,
-    /// A `Disallow` line (or one of its accepted typos).
-    Disallow,
-}
-
-impl RuleKind {
-    /// `allow` or `disallow`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RuleKind::Allow => "allow",
-            RuleKind::Disallow => "disallow",
-        }
-    }
-}
-
-/// The verdict for one URL.
-#[derive(Clone, Copy, Debug, Eq, Hash, PartialEq)]
-pub enum Verdict {
-    /// The crawler may fetch the URL.
-    Allow,
-    /// The crawler must not fetch the URL.
-    Disallow,
-}
-
-impl Verdict {
-    /// `allow` or `disallow`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Allow => "allow",
-            Verdict::Disallow => "disallow",
-        }
-    }
-
-    /// Whether this is [`Verdict::Allow`].
-    pub fn is_allow(self) -> bool {
-        self == Verdict::Allow
-    }
-}
-
-impl fmt::Display for Verdict {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+use crate::url::MatchPath;
+use crate::verdict::{RuleKind, Verdict};
+use crate::wire::{
+    self, ENGINE_ALLOW_ALL, ENGINE_DFA, ENGINE_DIRECT, ENGINE_SPLIT,
+    FORMAT_VERSION, NOTE_BYTES, NOTE_STATES, NOTE_WORK, Table,
+};
+use crate::{normalize, pattern};
 
 /// A loaded rules file, borrowing its bytes.
 ///
@@ -873,10 +812,17 @@ impl<'a> Rules<'a> {
 }
 
 impl<'r, 'a> Matcher<'r, 'a> {
-    /// Decides a URL (scheme and authority are ignored; see [`MatchPath`]).
+    /// Decides a URL (scheme and authority are ignored; the path is read
+    /// as the rules' dialect reads it, see [`MatchPath::parse`]).
     #[inline]
     pub fn decide(&self, url: &[u8]) -> Verdict {
-        self.decide_path(MatchPath::from_url(url))
+        self.decide_path(MatchPath::parse(url, self.rules.dialect))
+    }
+
+    /// The dialect of the rules this matcher decides by.
+    #[inline]
+    pub fn dialect(&self) -> Dialect {
+        self.rules.dialect
     }
 
     /// Whether the URL may be fetched.
@@ -931,7 +877,7 @@ impl<'r, 'a> Matcher<'r, 'a> {
     /// the group's stored rules. Slower than [`Matcher::decide`] (it
     /// allocates and visits every rule); gives the same verdict.
     pub fn explain(&self, url: &[u8]) -> Explanation<'a> {
-        let path = MatchPath::from_url(url);
+        let path = MatchPath::parse(url, self.rules.dialect);
         let (verdict, reason, path) = self.direct(path, None);
         Explanation { verdict, reason, path, source: self.source }
     }
@@ -1061,6 +1007,33 @@ impl<'r, 'a> Matcher<'r, 'a> {
 pub(crate) fn is_robots_txt(path: &[u8]) -> bool {
     let end = path.iter().position(|&b| b == b'?').unwrap_or(path.len());
     &path[..end] == b"/robots.txt"
+}
+
+/// [`is_robots_txt`] for a path not yet normalised: what the rfc9309
+/// dialect's `/robots.txt` exception sees, without allocating (for hosts
+/// whose verdict is fixed by the fetch outcome).
+pub(crate) fn is_rfc9309_robots_txt(path: MatchPath<'_>) -> bool {
+    const WANT: &[u8] = b"/robots.txt";
+    let mut buf = [0u8; WANT.len()];
+    let mut n = 0;
+    let mut longer = false;
+    let mut push = |b: u8| {
+        if b == b'?' {
+            return false;
+        }
+        if n == buf.len() {
+            longer = true;
+            return false;
+        }
+        buf[n] = b;
+        n += 1;
+        true
+    };
+    if path.has_lead_slash() && !push(b'/') {
+        return false;
+    }
+    normalize::rfc9309(path.tail(), &mut push);
+    !longer && &buf[..n] == WANT
 }
 
 fn cmp_ignore_case(a: &[u8], b: &[u8]) -> core::cmp::Ordering {

@@ -1,6 +1,8 @@
-//! The rules file container: constants and bounds-checked little-endian reads.
+//! The file formats' one home: the layouts, constants, checksums and
+//! bounds-checked little-endian reads that the writers and readers of rules
+//! files and bundles share.
 //!
-//! # Layout (format version 1)
+//! # Rules file layout (format version 1)
 //!
 //! A rules file is a 64-byte header, a section directory, and sections, all
 //! little-endian, every section 64-byte aligned:
@@ -26,6 +28,33 @@
 //! and the readers in `rules.rs`), so any record is reachable in O(1) without
 //! decoding the file. Unknown section tags are skipped, so later versions can
 //! add sections without breaking older readers of the same version.
+//!
+//! # Bundle layout (bundle format version 1)
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | 8 | magic `ROBOBNDL` |
+//! | 8 | 4 | endianness marker `0x0000FEFF` |
+//! | 12 | 4 | bundle format version |
+//! | 16 | 8 | file length |
+//! | 24 | 4 | CRC-32 of the index (octets `0..index_len`), this field zeroed |
+//! | 28 | 1 | dialect (0 google, 1 rfc9309) |
+//! | 29 | 3 | reserved, zero |
+//! | 32 | 8 | index length |
+//! | 40 | 4 | host count `h` |
+//! | 44 | 4 | member count `m` |
+//! | 48 | 4 | hash slot count `s` (a power of two, `s > h`) |
+//! | 52 | 12 | reserved, zero |
+//! | 64 | 16 x h | hosts, sorted by name: name offset, name length, entry, status |
+//! | .. | 4 x s | hash slots: host index + 1, or 0 (empty) |
+//! | .. | 16 x m | members: offset (u64), length (u64), 64-byte aligned |
+//! | .. | .. | host names |
+//! | index_len | .. | members, each a rules file with its own checksum |
+//!
+//! A host's *entry* is a member index, or `ALLOW_ALL` / `DISALLOW_ALL`.
+//! Its *status* is the fetch outcome: an HTTP status, `STATUS_UNREACHABLE`
+//! `STATUS_REDIRECTS` or `STATUS_UNREADABLE`. The hash is `host_hash` (in `bundle.rs`) of the name; slots are
+//! probed linearly from `hash & (s - 1)`.
 
 use crate::error::LoadError;
 
@@ -55,6 +84,42 @@ pub(crate) const SITEMAP_REC: usize = 16;
 pub(crate) const DELAY_REC: usize = 24;
 pub(crate) const DIAG_REC: usize = 16;
 
+/// The rules file format version this crate reads and writes.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Engine codes stored per group.
+pub(crate) const ENGINE_DFA: u32 = 1;
+pub(crate) const ENGINE_DIRECT: u32 = 2;
+pub(crate) const ENGINE_ALLOW_ALL: u32 = 3;
+pub(crate) const ENGINE_SPLIT: u32 = 4;
+
+/// Why a group uses the direct engine.
+#[cfg(feature = "compile")]
+pub(crate) const NOTE_NONE: u32 = 0;
+pub(crate) const NOTE_STATES: u32 = 1;
+pub(crate) const NOTE_WORK: u32 = 2;
+pub(crate) const NOTE_BYTES: u32 = 3;
+
+/// The bundle format version this crate reads and writes.
+pub const BUNDLE_FORMAT_VERSION: u32 = 1;
+
+pub(crate) const BUNDLE_MAGIC: &[u8; 8] = b"ROBOBNDL";
+pub(crate) const HOST_REC: usize = 16;
+pub(crate) const MEMBER_REC: usize = 16;
+
+/// Bundle entry code: every URL of the host is allowed.
+pub(crate) const ALLOW_ALL: u32 = u32::MAX;
+/// Bundle entry code: every URL of the host is disallowed.
+pub(crate) const DISALLOW_ALL: u32 = u32::MAX - 1;
+/// Bundle status code: the host could not be reached (no HTTP status).
+pub(crate) const STATUS_UNREACHABLE: u32 = 0;
+/// Bundle status code: more than five redirects.
+pub(crate) const STATUS_REDIRECTS: u32 = 1;
+/// Bundle status code: what was given for the host could not be read when
+/// the bundle was built (a bad manifest line, an unreadable file, a status
+/// outside 100-599).
+pub(crate) const STATUS_UNREADABLE: u32 = 2;
+
 /// "No group": the agent gets no rules at all.
 pub(crate) const NO_GROUP: u32 = u32::MAX;
 
@@ -73,7 +138,7 @@ pub(crate) fn check_header(
     bytes: &[u8],
     magic: &[u8; 8],
     version: u32,
-    version_error: fn(u32) -> LoadError,
+    version_error: fn(u32, u32) -> LoadError,
 ) -> Result<(), LoadError> {
     if bytes.len() < HEADER_LEN {
         return Err(LoadError::too_short(bytes.len()));
@@ -86,7 +151,7 @@ pub(crate) fn check_header(
     }
     let found = u32_at(bytes, 12);
     if found != version {
-        return Err(version_error(found));
+        return Err(version_error(found, version));
     }
     let file_len = u64_at(bytes, 16);
     if file_len != bytes.len() as u64 {

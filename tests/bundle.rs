@@ -101,7 +101,8 @@ fn every_host_decides_as_its_own_robots_txt() {
                 }
                 (
                     Fetch::Http { status: 429 | 500..=599, .. }
-                    | Fetch::Unreachable,
+                    | Fetch::Unreachable
+                    | Fetch::Unreadable,
                     r,
                 ) => {
                     assert_eq!(r, HostRules::DisallowAll, "{host} {fetch:?}")
@@ -119,6 +120,7 @@ fn every_host_decides_as_its_own_robots_txt() {
                 Fetch::Http { status, .. } => FetchStatus::Http(*status),
                 Fetch::Unreachable => FetchStatus::Unreachable,
                 Fetch::TooManyRedirects => FetchStatus::TooManyRedirects,
+                Fetch::Unreadable => FetchStatus::Unreadable,
             };
             assert_eq!(info.status(), want_status);
         }
@@ -157,8 +159,29 @@ fn duplicate_and_invalid_hosts_are_rejected() {
     for bad in ["", "a/b", "a b", "u@h"] {
         assert!(b.add(bad, Fetch::Unreachable).is_err(), "{bad:?}");
     }
-    let err = b.add("c.example", Fetch::http(99, 0, Vec::new())).unwrap_err();
-    assert!(err.to_string().contains("not an HTTP status"), "{err}");
+}
+
+/// A status outside 100-599 (LinkedIn's 999) is a failed fetch, not an
+/// error that fails the build: the host is unreachable, so disallowed, and
+/// it has an entry (its URLs are not `unknown`).
+#[test]
+fn a_status_outside_100_599_is_an_unreachable_host() {
+    let mut b = BundleBuilder::new(Config::new());
+    b.add("c.example", Fetch::http(99, 0, Vec::new())).unwrap();
+    b.add("d.example", Fetch::Http { status: 999, body: b"x".to_vec() })
+        .unwrap();
+    b.add("e.example", Fetch::Unreadable).unwrap();
+    let bytes = AlignedBytes::from(&b.finish().unwrap()[..]);
+    let bundle = Bundle::from_bytes(bytes.as_bytes()).unwrap();
+    for (host, status) in [
+        ("c.example", FetchStatus::Unreachable),
+        ("d.example", FetchStatus::Unreachable),
+        ("e.example", FetchStatus::Unreadable),
+    ] {
+        let info = bundle.host(bundle.find(host.as_bytes()).unwrap());
+        assert_eq!(info.rules(), HostRules::DisallowAll, "{host}");
+        assert_eq!(info.status(), status, "{host}");
+    }
 }
 
 #[test]

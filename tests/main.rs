@@ -17,6 +17,7 @@ mod differential;
 #[cfg(feature = "compile")]
 mod fuzz_replay;
 mod golden;
+mod module_graph;
 #[cfg(feature = "compile")]
 mod oracle;
 #[cfg(feature = "compile")]
@@ -25,3 +26,5 @@ mod pathological;
 mod rfc9309;
 #[cfg(feature = "compile")]
 mod sweep;
+#[cfg(feature = "compile")]
+mod url_forms;

@@ -25,8 +25,8 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use crate::RuleKind;
 use crate::pattern::Tok;
+use crate::verdict::RuleKind;
 
 /// Limits on one group's DFA construction.
 #[derive(Clone, Copy, Debug)]

@@ -45,8 +45,11 @@
 #[cfg(feature = "compile")]
 pub(crate) mod build;
 
+use crate::dialect::Dialect;
 use crate::error::LoadError;
-use crate::{Dialect, MatchPath, Verdict, normalize};
+use crate::normalize;
+use crate::url::MatchPath;
+use crate::verdict::Verdict;
 
 pub(crate) const HEADER_LEN: usize = 32 + 256;
 

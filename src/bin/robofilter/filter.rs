@@ -388,11 +388,7 @@ impl<'r, 'a> Decider<'r, 'a> {
                     .checker
                     .target(url, cache)
                     .map_err(|e| format!("bundle '{}', {e}", self.name))?;
-                let outcome = match target {
-                    Target::Rules(m) => Outcome::from(m.decide_path(path)),
-                    Target::Fixed(v, _) => Outcome::from(v),
-                    Target::Unknown => Outcome::Unknown,
-                };
+                let outcome = target.outcome(url, path);
                 (outcome, url, Some(target))
             }
             bad @ (Line::Empty | Line::Invalid(_)) => {

@@ -1,0 +1,190 @@
+//! The bundle builder: hosts and their fetch outcomes in, one bundle file
+//! out (the layout is in `wire.rs`; the reader is [`Bundle`](crate::Bundle)).
+
+use std::collections::HashMap;
+
+use crate::bundle::host_hash;
+use crate::compile::{Compiler, Config};
+use crate::error::BuildError;
+use crate::fetch::{Fetch, Policy};
+use crate::url::normalize_host;
+use crate::wire::{
+    self, ALLOW_ALL, BUNDLE_FORMAT_VERSION, BUNDLE_MAGIC, DISALLOW_ALL,
+    HOST_REC, MEMBER_REC, push_rec,
+};
+
+/// Builds a bundle from hosts and their fetch outcomes.
+///
+/// Every distinct robots.txt body is compiled once (in parallel with
+/// the `parallel` feature); hosts serving the same bytes share it.
+#[derive(Debug)]
+pub struct BundleBuilder {
+    config: Config,
+    hosts: HashMap<String, Fetch>,
+}
+
+impl BundleBuilder {
+    /// A builder compiling robots.txt bodies with `config`.
+    pub fn new(config: Config) -> BundleBuilder {
+        BundleBuilder { config, hosts: HashMap::new() }
+    }
+
+    /// Adds a host (normalised by [`normalize_host`]) and its fetch
+    /// outcome.
+    ///
+    /// # Errors
+    ///
+    /// If the name is not a valid authority or the host was already
+    /// added.
+    pub fn add(&mut self, host: &str, fetch: Fetch) -> Result<(), BuildError> {
+        let name = normalize_host(host).map_err(BuildError::input)?;
+        // A status outside 100-599 is not an HTTP response: a failed fetch.
+        let fetch = match fetch {
+            Fetch::Http { status, .. } if !(100..=599).contains(&status) => {
+                Fetch::Unreachable
+            }
+            fetch => fetch,
+        };
+        if self.hosts.contains_key(&name) {
+            return Err(BuildError::input(format!(
+                "host '{name}' is given twice"
+            )));
+        }
+        self.hosts.insert(name, fetch);
+        Ok(())
+    }
+
+    /// The number of hosts added.
+    pub fn len(&self) -> usize {
+        self.hosts.len()
+    }
+
+    /// Whether no host was added.
+    pub fn is_empty(&self) -> bool {
+        self.hosts.is_empty()
+    }
+
+    /// Compiles every distinct body and writes the bundle.
+    ///
+    /// # Errors
+    ///
+    /// Only if a table would exceed the format's 32-bit counts.
+    pub fn finish(self) -> Result<Vec<u8>, BuildError> {
+        let mut hosts: Vec<(String, Fetch)> = self.hosts.into_iter().collect();
+        hosts.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        // Distinct bodies, in order of first use.
+        let mut member_of: HashMap<&[u8], u32> = HashMap::new();
+        let mut bodies: Vec<&[u8]> = Vec::new();
+        let mut entries = Vec::with_capacity(hosts.len());
+        for (_, fetch) in &hosts {
+            let entry = match (fetch.policy(), fetch) {
+                (Policy::Rules, Fetch::Http { body, .. }) => {
+                    *member_of.entry(body).or_insert_with(|| {
+                        bodies.push(body);
+                        bodies.len() as u32 - 1
+                    })
+                }
+                (Policy::DisallowAll, _) => DISALLOW_ALL,
+                _ => ALLOW_ALL,
+            };
+            entries.push(entry);
+        }
+        let members = compile_all(&self.config, &bodies)?;
+
+        let host_len = to_u32(hosts.len(), "hosts")?;
+        let slot_len = (hosts.len() * 2).max(2).next_power_of_two();
+        let mut names = Vec::new();
+        let mut host_tab = Vec::with_capacity(hosts.len() * HOST_REC);
+        let mut slots = vec![0u32; slot_len];
+        for (i, ((name, fetch), entry)) in
+            hosts.iter().zip(&entries).enumerate()
+        {
+            let off = to_u32(names.len(), "host names")?;
+            names.extend_from_slice(name.as_bytes());
+            push_rec(
+                &mut host_tab,
+                &[off, name.len() as u32, *entry, fetch.status_code()],
+            );
+            let mut s = host_hash(name.as_bytes()) as usize & (slot_len - 1);
+            while slots[s] != 0 {
+                s = (s + 1) & (slot_len - 1);
+            }
+            slots[s] = i as u32 + 1;
+        }
+        let mut out = vec![0u8; wire::HEADER_LEN];
+        out.extend_from_slice(&host_tab);
+        for s in &slots {
+            out.extend_from_slice(&s.to_le_bytes());
+        }
+        let member_tab_at = out.len();
+        out.resize(out.len() + members.len() * MEMBER_REC, 0);
+        out.extend_from_slice(&names);
+        out.resize(out.len().next_multiple_of(wire::SECTION_ALIGN), 0);
+        let index_len = out.len();
+        let mut member_tab = Vec::with_capacity(members.len() * MEMBER_REC);
+        for m in &members {
+            out.resize(out.len().next_multiple_of(wire::SECTION_ALIGN), 0);
+            let (off, len) = (out.len() as u64, m.len() as u64);
+            push_rec(
+                &mut member_tab,
+                &[
+                    off as u32,
+                    (off >> 32) as u32,
+                    len as u32,
+                    (len >> 32) as u32,
+                ],
+            );
+            out.extend_from_slice(m);
+        }
+        out[member_tab_at..member_tab_at + member_tab.len()]
+            .copy_from_slice(&member_tab);
+        out[..8].copy_from_slice(BUNDLE_MAGIC);
+        out[8..12].copy_from_slice(&wire::ENDIAN_MARK.to_le_bytes());
+        out[12..16].copy_from_slice(&BUNDLE_FORMAT_VERSION.to_le_bytes());
+        let len = out.len() as u64;
+        out[16..24].copy_from_slice(&len.to_le_bytes());
+        out[28] = self.config.get_dialect().to_byte();
+        out[32..40].copy_from_slice(&(index_len as u64).to_le_bytes());
+        out[40..44].copy_from_slice(&host_len.to_le_bytes());
+        let member_len = to_u32(members.len(), "members")?;
+        out[44..48].copy_from_slice(&member_len.to_le_bytes());
+        let slot_len = to_u32(slot_len, "hash slots")?;
+        out[48..52].copy_from_slice(&slot_len.to_le_bytes());
+        let crc = wire::checksum(&out[..index_len]);
+        out[wire::CHECKSUM_AT..wire::CHECKSUM_AT + 4]
+            .copy_from_slice(&crc.to_le_bytes());
+        Ok(out)
+    }
+}
+
+fn to_u32(n: usize, what: &str) -> Result<u32, BuildError> {
+    u32::try_from(n).map_err(|_| BuildError::too_large(format!("{what}: {n}")))
+}
+
+#[cfg(feature = "parallel")]
+fn compile_all(
+    config: &Config,
+    bodies: &[&[u8]],
+) -> Result<Vec<Vec<u8>>, BuildError> {
+    use rayon::prelude::*;
+    let compiler = Compiler::with_config(config.clone());
+    // Large bodies first, so that the slowest compile starts early.
+    let mut order: Vec<usize> = (0..bodies.len()).collect();
+    order.sort_by_key(|&i| core::cmp::Reverse(bodies[i].len()));
+    let mut out: Vec<(usize, Vec<u8>)> = order
+        .par_iter()
+        .with_max_len(1)
+        .map(|&i| compiler.compile(bodies[i]).map(|b| (i, b)))
+        .collect::<Result<_, _>>()?;
+    out.sort_unstable_by_key(|p| p.0);
+    Ok(out.into_iter().map(|p| p.1).collect())
+}
+
+#[cfg(not(feature = "parallel"))]
+fn compile_all(
+    config: &Config,
+    bodies: &[&[u8]],
+) -> Result<Vec<Vec<u8>>, BuildError> {
+    let compiler = Compiler::with_config(config.clone());
+    bodies.iter().map(|b| compiler.compile(b)).collect()
+}
