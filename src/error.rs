@@ -133,29 +133,67 @@ impl std::error::Error for LoadError {}
 /// asking it about another one is an error rather than a guess.
 #[derive(Clone, Debug)]
 pub struct AgentError {
-    agent: String,
-    known: Vec<String>,
+    kind: AgentErrorKind,
+}
+
+#[derive(Clone, Debug)]
+enum AgentErrorKind {
+    /// The rules were compiled for other agents only.
+    NotCompiled { agent: String, known: Vec<String> },
+    /// The agent is not a product token (`[A-Za-z_-]+`); `suggestion` is
+    /// the token it starts with, if any.
+    NotProductToken { agent: String, suggestion: String },
 }
 
 impl AgentError {
     pub(crate) fn new(agent: &[u8], known: Vec<String>) -> AgentError {
+        let agent = String::from_utf8_lossy(agent).into_owned();
+        AgentError { kind: AgentErrorKind::NotCompiled { agent, known } }
+    }
+
+    pub(crate) fn not_product_token(
+        agent: &str,
+        suggestion: &str,
+    ) -> AgentError {
         AgentError {
-            agent: String::from_utf8_lossy(agent).into_owned(),
-            known,
+            kind: AgentErrorKind::NotProductToken {
+                agent: agent.to_string(),
+                suggestion: suggestion.to_string(),
+            },
         }
+    }
+
+    /// Whether the agent was refused because it is not a product token
+    /// (rather than missing from rules compiled for other agents).
+    pub fn is_not_product_token(&self) -> bool {
+        matches!(self.kind, AgentErrorKind::NotProductToken { .. })
     }
 }
 
 impl fmt::Display for AgentError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "agent '{}' is not in this rules file, which was compiled for \
-             only: {} (compile again with --agent '{}', or without --agent)",
-            self.agent,
-            self.known.join(", "),
-            self.agent
-        )
+        match &self.kind {
+            AgentErrorKind::NotCompiled { agent, known } => write!(
+                f,
+                "agent '{agent}' is not in this rules file, which was \
+                 compiled for only: {} (compile again with --agent \
+                 '{agent}', or without --agent)",
+                known.join(", "),
+            ),
+            AgentErrorKind::NotProductToken { agent, suggestion } => {
+                write!(
+                    f,
+                    "agent '{}' is not a product token (letters, '_' and \
+                     '-' only, RFC 9309 section 2.2.1)",
+                    agent.escape_debug()
+                )?;
+                if suggestion.is_empty() {
+                    f.write_str(" (name your crawler's token, e.g. 'MyBot')")
+                } else {
+                    write!(f, " (did you mean '{suggestion}'?)")
+                }
+            }
+        }
     }
 }
 

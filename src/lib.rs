@@ -118,6 +118,7 @@
 #![deny(missing_docs)]
 #![deny(rustdoc::broken_intra_doc_links)]
 
+pub use crate::agent::check_product_token;
 pub use crate::aligned::AlignedBytes;
 pub use crate::bundle::{Bundle, HostInfo, HostRules, host_hash};
 pub use crate::check::{
@@ -157,6 +158,7 @@ pub use crate::parse::{
 // cycles; `tests/module_graph.rs` checks that.
 //
 // The vocabulary and the file format.
+mod agent;
 mod aligned;
 mod dialect;
 mod error;

@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use crate::agent::check_product_token;
 use crate::dfa::Dfa;
 use crate::dialect::Dialect;
 use crate::direct::PrefixIndex;
@@ -627,8 +628,13 @@ impl<'a> Rules<'a> {
     /// # Errors
     ///
     /// [`AgentError`] if the file was compiled for a list of agents that does
-    /// not include this one.
+    /// not include this one, or, in the rfc9309 dialect, if `agent` is not a
+    /// product token ([`check_product_token`]). The google dialect takes any
+    /// agent, as the reference does (a non-token falls back to `*`).
     pub fn matcher(&self, agent: &str) -> Result<Matcher<'_, 'a>, AgentError> {
+        if self.dialect == Dialect::Rfc9309 {
+            check_product_token(agent)?;
+        }
         let needle = agent.as_bytes();
         let range = self.agent_range();
         let names = &self.agents;
