@@ -39,7 +39,7 @@ mod tests {
 
     #[test]
     fn product_tokens() {
-        for ok in ["Googlebot", "a", "My_Bot-2x".trim_end_matches("2x"), "-_"]
+        for ok in ["Googlebot", "a", "My_Bot-", "-_"]
         {
             assert!(check_product_token(ok).is_ok(), "{ok:?}");
         }
