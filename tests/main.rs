@@ -25,3 +25,4 @@ mod pathological;
 mod rfc9309;
 #[cfg(feature = "compile")]
 mod sweep;
+mod url_line;
