@@ -55,37 +55,31 @@ impl From<Verdict> for Outcome {
     }
 }
 
-/// The length of the scheme if `line` starts with
-/// `[A-Za-z][A-Za-z0-9+.-]*://`.
-pub fn scheme_len(line: &[u8]) -> Option<usize> {
-    let (first, rest) = line.split_first()?;
-    let scheme =
-        |b: &&u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-');
-    let n = rest.iter().take_while(scheme).count();
-    (first.is_ascii_alphabetic() && rest[n..].starts_with(b"://"))
-        .then_some(n + 1)
-}
-
-/// Classifies one line (without its `\n`): the URL (without a trailing
-/// `\r`) and its path, or `None` if the line is not a URL.
+/// Classifies the line `buf[..len]` (without its `\n`): the URL (without
+/// a trailing `\r`) and its path, or `None` if the line is not a URL.
+/// `buf` may go on past `len` (the rest of the caller's chunk), which lets
+/// the one vectorised pass ([`robofilter_scan::scan`]) read whole blocks.
 ///
 /// A line is not a URL if, after one trailing `\r` is stripped, it is
 /// empty, contains an ASCII control octet (0x00-0x1F, 0x7F) or a space, or
 /// does not start with `scheme://`, where the scheme is
 /// `[A-Za-z][A-Za-z0-9+.-]*`. Octets above 0x7F (UTF-8) are allowed.
-pub fn url_line(line: &[u8]) -> Option<(&[u8], MatchPath<'_>)> {
-    let line = line.strip_suffix(b"\r").unwrap_or(line);
-    scheme_len(line)?;
-    // Whole 32-octet blocks without an early exit inside, so that each
-    // block compiles to vector compares.
-    let bad = |b: &u8| (*b <= b' ') | (*b == 0x7f);
-    let mut blocks = line.chunks_exact(32);
-    if blocks.any(|block| block.iter().fold(false, |acc, b| acc | bad(b)))
-        || blocks.remainder().iter().any(bad)
-    {
-        return None;
-    }
-    Some((line, MatchPath::from_url(line)))
+///
+/// # Panics
+///
+/// If `len > buf.len()`.
+#[inline]
+pub fn url_line(buf: &[u8], len: usize) -> Option<(&[u8], MatchPath<'_>)> {
+    let line = robofilter_scan::scan(buf, len)?;
+    let url = &buf[..line.url_len()];
+    // google/robotstxt's path: from the first `/ ? ;` after `://` to the
+    // fragment; `/` if there is none or a `#` comes first.
+    let tail = match (line.path_start(), line.fragment()) {
+        (Some(p), Some(f)) if f < p => &[][..],
+        (Some(p), f) => &url[p..f.unwrap_or(url.len())],
+        (None, _) => &[][..],
+    };
+    Some((url, MatchPath::from_url_path(tail)))
 }
 
 /// The member rules files of a bundle, each checked and loaded the first
@@ -375,7 +369,7 @@ impl<'r, 'a> UrlChecker<'r, 'a> {
         line: &[u8],
         cache: &mut HostCache<'m, 'r, 'a>,
     ) -> Result<Outcome, MemberError> {
-        match url_line(line) {
+        match url_line(line, line.len()) {
             Some((url, path)) => self.decide_url(url, path, cache),
             None => Ok(Outcome::Invalid),
         }

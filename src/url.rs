@@ -256,14 +256,12 @@ impl<'a> MatchPath<'a> {
 /// assert_eq!(robofilter::scheme_len(b"s3+x://bucket/k"), Some(4));
 /// assert_eq!(robofilter::scheme_len(b"mailto:x@a.example"), None);
 /// ```
+///
+/// This is the one scheme grammar: the line classifier
+/// ([`robofilter_scan`]) owns it, and every reader here uses it.
 #[inline]
 pub fn scheme_len(url: &[u8]) -> Option<usize> {
-    let (first, rest) = url.split_first()?;
-    let scheme =
-        |b: &&u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-');
-    let n = rest.iter().take_while(scheme).count();
-    (first.is_ascii_alphabetic() && rest[n..].starts_with(b"://"))
-        .then_some(n + 1)
+    robofilter_scan::scheme_len(url)
 }
 
 /// Why a URL has no host key ([`url_host_key`]).

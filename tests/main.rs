@@ -30,3 +30,4 @@ mod rfc9309;
 mod sweep;
 #[cfg(feature = "compile")]
 mod url_forms;
+mod url_line;

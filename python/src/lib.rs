@@ -1,6 +1,7 @@
 //! `robofilter._robofilter`: the Python extension module. The `Rules` class
 //! wraps a rules file or a bundle (memory-mapped or owned). Each line is
-//! classified by the CLI's own scan and decided by the library's
+//! classified by the library's [`robofilter::url_line`] (the CLI's one
+//! vectorised pass) and decided by the library's
 //! [`UrlChecker`], the code `robofilter filter` runs, so both front ends
 //! give the same verdict for the same line.
 //!
@@ -32,11 +33,6 @@ use robofilter::{
     HostCache, HostRules, LoadError, MemberError, Members, Outcome, Reason,
     Rules, Target, UrlChecker, Verdict,
 };
-
-/// The CLI's line classifier (one SSE2 pass per line), compiled from the
-/// CLI's own source so that the wheel classifies lines with the same code.
-#[path = "../../src/bin/robofilter/scan.rs"]
-mod scan;
 
 create_exception!(
     robofilter,
@@ -185,7 +181,7 @@ impl PyRules {
                     let matcher = rules.matcher(agent).map_err(|e| {
                         error(format!("rules file '{}': {e}", self.name))
                     })?;
-                    return match scan::url_line(line, line.len()) {
+                    return match robofilter::url_line(line, line.len()) {
                         Some((_, path)) => f(
                             Outcome::from(matcher.decide_path(path)),
                             Some(Target::Rules(&matcher)),
@@ -201,7 +197,8 @@ impl PyRules {
                     members.get(bundle, 0).map_err(|e| member_error(0, e))?;
                 rules.matcher(agent).map_err(|e| member_error(0, &e))?;
             }
-            let Some((url, path)) = scan::url_line(line, line.len()) else {
+            let Some((url, path)) = robofilter::url_line(line, line.len())
+            else {
                 return f(Outcome::Invalid, None);
             };
             let mut key = Vec::new();
@@ -276,7 +273,7 @@ impl<'c> Urls<'c> {
         threads: usize,
     ) -> Result<(), MemberError> {
         // Offset arrays: a value goes on into the next ones, which the
-        // scan may read ahead in (as it does in the CLI's chunks).
+        // line scan may read ahead in (as it does in the CLI's chunks).
         macro_rules! offsets {
             ($a:expr) => {{
                 let (data, offsets) = ($a.value_data(), $a.value_offsets());
@@ -320,7 +317,7 @@ fn decide<'u>(
         let mut cache = HostCache::new();
         for (k, slot) in part.iter_mut().enumerate() {
             let (buf, len) = line(base + k);
-            let outcome = match scan::url_line(buf, len) {
+            let outcome = match robofilter::url_line(buf, len) {
                 Some((url, path)) => {
                     checker.decide_url(url, path, &mut cache)?
                 }

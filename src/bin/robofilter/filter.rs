@@ -31,7 +31,6 @@ use robofilter::{
 
 use crate::args::{Emit, FilterArgs};
 use crate::files::{self, Output};
-use crate::scan;
 
 /// The target chunk length; a chunk extends to the end of its last line.
 const CHUNK_LEN: usize = 1 << 20;
@@ -274,7 +273,7 @@ enum Line<'a> {
 /// After stripping one trailing `\r`, a line is *not a URL* if it is empty,
 /// contains an ASCII control octet (0x00-0x1F, 0x7F) or a space, or does
 /// not start with `scheme://`, where scheme is `[A-Za-z][A-Za-z0-9+.-]*`.
-/// Octets above 0x7F (UTF-8) are allowed. One pass ([`scan`]) checks the
+/// Octets above 0x7F (UTF-8) are allowed. One pass ([`robofilter::url_line`]) checks the
 /// octets and finds the path.
 #[cfg(test)]
 fn classify(line: &[u8]) -> Line<'_> {
@@ -282,10 +281,11 @@ fn classify(line: &[u8]) -> Line<'_> {
 }
 
 /// [`classify`] for the line `buf[..len]`, where `buf` may go on past the
-/// line (the rest of the chunk, which [`scan`] may read ahead in).
+/// line (the rest of the chunk, which [`robofilter::url_line`] may read
+/// ahead in).
 #[inline]
 fn classify_in(buf: &[u8], len: usize) -> Line<'_> {
-    if let Some((url, path)) = scan::url_line(buf, len) {
+    if let Some((url, path)) = robofilter::url_line(buf, len) {
         return Line::Url(url, path);
     }
     let line = &buf[..len];
@@ -825,45 +825,6 @@ mod tests {
         ];
         for (line, want) in cases {
             assert_eq!(classify(line), *want, "{:?}", line.escape_ascii());
-            assert_same_as_library(line);
-        }
-    }
-
-    /// The library's portable [`robofilter::url_line`] (used by the Python
-    /// wheel) classifies `line` exactly as the vectorised `classify`.
-    fn assert_same_as_library(line: &[u8]) {
-        let want = match classify(line) {
-            Line::Url(url, path) => Some((url, path)),
-            Line::Empty | Line::Invalid(_) => None,
-        };
-        assert_eq!(
-            robofilter::url_line(line),
-            want,
-            "{:?}",
-            line.escape_ascii()
-        );
-    }
-
-    #[test]
-    fn classify_agrees_with_the_library_on_random_lines() {
-        const ALPHABET: &[u8] = b"hH1+.-:/?;#%a \t\r\x00\x7f\x80\xffA";
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
-        let mut line = Vec::new();
-        for _ in 0..200_000 {
-            line.clear();
-            if next() % 2 == 0 {
-                line.extend_from_slice(b"http://");
-            }
-            for _ in 0..next() % 40 {
-                line.push(ALPHABET[(next() % ALPHABET.len() as u64) as usize]);
-            }
-            assert_same_as_library(&line);
         }
     }
 

@@ -9,7 +9,6 @@ mod explain;
 mod files;
 mod filter;
 mod inspect;
-mod scan;
 mod sources;
 
 use std::io;

@@ -1,0 +1,366 @@
+//! robofilter's line classifier: one vectorised pass over a URL line that says whether it is a URL and where its scheme, authority, path and fragment end.
+//!
+//! `robofilter filter` and the Python wheel decide millions of lines per
+//! second per core, and each line needs the same few facts: is it a URL at
+//! all, where does its authority end (RFC 3986, for the rfc9309 dialect
+//! and the host lookup), where does google/robotstxt's path start, and
+//! where is the fragment. [`scan`] finds all of them in one pass over
+//! 16-octet blocks (SSE2 on x86_64, a portable fallback elsewhere) and
+//! reports them as offsets, so that the library can build the path of
+//! either dialect without a second scan.
+//!
+//! This crate holds the `unsafe` SIMD loads so that the `robofilter`
+//! library itself can forbid `unsafe` code. It knows nothing of robots.txt.
+//!
+//! # What is a URL line
+//!
+//! After one trailing `\r` is stripped, a line is a URL if it is not empty,
+//! holds no ASCII control octet (0x00-0x1F, 0x7F) and no space, and starts
+//! with `scheme://`, where the scheme is `[A-Za-z][A-Za-z0-9+.-]*`. Octets
+//! above 0x7F (UTF-8) are allowed anywhere.
+//!
+//! # Example
+//!
+//! ```
+//! let line = b"https://example.com/a;b?c#top\r";
+//! let url = robofilter_scan::scan(line, line.len()).unwrap();
+//! assert_eq!(url.url_len(), line.len() - 1);
+//! assert_eq!(url.scheme_len(), 5);
+//! assert_eq!(&line[url.authority_start()..url.authority_end()], b"example.com");
+//! assert_eq!(url.path_start(), Some(19));
+//! assert_eq!(url.fragment(), Some(25));
+//!
+//! assert_eq!(robofilter_scan::scan(b"https://example.com/a b", 23), None);
+//! assert_eq!(robofilter_scan::scan(b"example.com/a", 13), None);
+//! ```
+
+#![no_std]
+#![deny(missing_docs)]
+
+#[cfg(test)]
+extern crate std;
+
+#[cfg(test)]
+mod tests;
+
+/// Facts about one URL line, all offsets into the line (see [`scan`]).
+///
+/// Every offset after the scheme is at least
+/// [`authority_start`](Line::authority_start) and below
+/// [`url_len`](Line::url_len), except `authority_end`, which is `url_len`
+/// when no `/ ? #` follows `://`.
+#[derive(Clone, Copy, Debug, Eq, Hash, PartialEq)]
+pub struct Line {
+    url_len: usize,
+    scheme_len: usize,
+    authority_end: usize,
+    path_start: Option<usize>,
+    fragment: Option<usize>,
+}
+
+impl Line {
+    /// The URL's length: the line's length without one trailing `\r`.
+    #[inline]
+    pub fn url_len(&self) -> usize {
+        self.url_len
+    }
+
+    /// The length of the scheme (`[A-Za-z][A-Za-z0-9+.-]*`), which `://`
+    /// follows.
+    #[inline]
+    pub fn scheme_len(&self) -> usize {
+        self.scheme_len
+    }
+
+    /// Where the authority starts: just after `://`.
+    #[inline]
+    pub fn authority_start(&self) -> usize {
+        self.scheme_len + 3
+    }
+
+    /// Where the authority ends (RFC 3986 section 3.2): the first `/`, `?`
+    /// or `#` after `://`, or [`url_len`](Line::url_len) if there is none.
+    #[inline]
+    pub fn authority_end(&self) -> usize {
+        self.authority_end
+    }
+
+    /// The first `/`, `?` or `;` after `://`: where google/robotstxt's
+    /// `GetPathParamsQuery` starts the path (its path is `/` when this is
+    /// `None` or a [`fragment`](Line::fragment) comes first).
+    #[inline]
+    pub fn path_start(&self) -> Option<usize> {
+        self.path_start
+    }
+
+    /// The first `#` after `://`: where the fragment starts.
+    #[inline]
+    pub fn fragment(&self) -> Option<usize> {
+        self.fragment
+    }
+}
+
+/// Classifies the line `buf[..len]` (without its `\n`) in one pass: its
+/// [`Line`] facts, or `None` if it is not a URL (see the crate docs: empty,
+/// a control octet or a space after one trailing `\r` is stripped, or no
+/// `scheme://` at the start).
+///
+/// `buf` may go on past `len` (the rest of the caller's chunk): the octets
+/// there never change the result, and reading whole blocks from them saves
+/// copying the line's last block.
+///
+/// # Panics
+///
+/// If `len > buf.len()`.
+///
+/// ```
+/// let chunk = b"http://a.example/x#f\nnot a url\n";
+/// let line = robofilter_scan::scan(chunk, 20).unwrap();
+/// assert_eq!((line.authority_end(), line.path_start()), (16, Some(16)));
+/// assert_eq!(line.fragment(), Some(18));
+/// assert_eq!(robofilter_scan::scan(&chunk[21..], 9), None);
+/// ```
+#[inline]
+pub fn scan(buf: &[u8], len: usize) -> Option<Line> {
+    let url_len = match buf[..len].last() {
+        Some(b'\r') => len - 1,
+        _ => len,
+    };
+    let scheme_len = scheme_len(&buf[..url_len])?;
+    let found = find(buf, url_len, scheme_len + 3)?;
+    Some(found.line(url_len, scheme_len))
+}
+
+/// The length of the scheme if `line` starts with
+/// `[A-Za-z][A-Za-z0-9+.-]*://` (whatever follows).
+///
+/// ```
+/// assert_eq!(robofilter_scan::scheme_len(b"s3+x://bucket/key"), Some(4));
+/// assert_eq!(robofilter_scan::scheme_len(b"1http://x/"), None);
+/// assert_eq!(robofilter_scan::scheme_len(b"http:/x"), None);
+/// ```
+#[inline]
+pub fn scheme_len(line: &[u8]) -> Option<usize> {
+    let (first, rest) = line.split_first()?;
+    let scheme =
+        |b: &&u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-');
+    let n = rest.iter().take_while(scheme).count();
+    (first.is_ascii_alphabetic() && rest[n..].starts_with(b"://"))
+        .then_some(n + 1)
+}
+
+/// No such octet (an offset no line reaches).
+const NONE: usize = usize::MAX;
+
+/// What one pass found: the first offset at or after `from` of each
+/// class of octets, [`NONE`] if there is none.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+struct Found {
+    /// `/ ? ;`: google's path start.
+    path: usize,
+    /// `/ ? #`: the authority's end.
+    authority: usize,
+    /// `#`.
+    hash: usize,
+}
+
+impl Found {
+    fn line(self, url_len: usize, scheme_len: usize) -> Line {
+        let some = |k: usize| (k != NONE).then_some(k);
+        Line {
+            url_len,
+            scheme_len,
+            authority_end: self.authority.min(url_len),
+            path_start: some(self.path),
+            fragment: some(self.hash),
+        }
+    }
+}
+
+/// Whether `b` makes a line not a URL: a control octet, a space or DEL.
+#[inline(always)]
+fn is_bad(b: u8) -> bool {
+    (b <= b' ') | (b == 0x7f)
+}
+
+/// One pass over `buf[..len]`: `None` if an octet is [bad](is_bad), else
+/// the first octets of each class at or after `from`.
+#[inline(always)]
+fn find(buf: &[u8], len: usize, from: usize) -> Option<Found> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        sse2::find(buf, len, from)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        portable::find(buf, len, from)
+    }
+}
+
+/// The fallback for targets without SSE2: the bad-octet test over whole
+/// blocks without an early exit (so that it compiles to vector compares),
+/// and memchr's searches (SIMD on aarch64 and wasm32 too) for the rest.
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+mod portable {
+    use super::{Found, NONE, is_bad};
+
+    #[inline(always)]
+    pub(crate) fn find(buf: &[u8], len: usize, from: usize) -> Option<Found> {
+        let line = &buf[..len];
+        let bad =
+            |block: &[u8]| block.iter().fold(false, |a, &b| a | is_bad(b));
+        let mut blocks = line.chunks_exact(32);
+        if blocks.any(bad) || bad(blocks.remainder()) {
+            return None;
+        }
+        let rest = &line[from..];
+        let at = |k: Option<usize>| k.map_or(NONE, |k| from + k);
+        Some(Found {
+            path: at(memchr::memchr3(b'/', b'?', b';', rest)),
+            authority: at(memchr::memchr3(b'/', b'?', b'#', rest)),
+            hash: at(memchr::memchr(b'#', rest)),
+        })
+    }
+}
+
+/// The SSE2 pass (SSE2 is part of every x86_64 target): per 16-octet
+/// block, vector compares give bit masks of the octets that matter; the bad
+/// octets are OR-ed up and tested once at the end, and the first offset of
+/// each class is read off its mask until it is found.
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use core::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8,
+        _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8, _mm_setzero_si128,
+    };
+
+    use super::{Found, NONE};
+
+    // The value intrinsics below are safe functions since Rust 1.87 (SSE2
+    // is enabled for every x86_64 target) but `unsafe fn`s before, and the
+    // crate builds with Rust 1.85: hence `unsafe` blocks that may be unused.
+
+    #[inline(always)]
+    fn splat(b: u8) -> __m128i {
+        // SAFETY: SSE2 is part of every x86_64 target; no memory access.
+        #[allow(unused_unsafe)]
+        unsafe {
+            _mm_set1_epi8(b as i8)
+        }
+    }
+
+    #[inline(always)]
+    fn zero() -> __m128i {
+        // SAFETY: SSE2 is part of every x86_64 target; no memory access.
+        #[allow(unused_unsafe)]
+        unsafe {
+            _mm_setzero_si128()
+        }
+    }
+
+    #[inline(always)]
+    fn eq(a: __m128i, b: __m128i) -> __m128i {
+        // SAFETY: SSE2 is part of every x86_64 target; no memory access.
+        #[allow(unused_unsafe)]
+        unsafe {
+            _mm_cmpeq_epi8(a, b)
+        }
+    }
+
+    #[inline(always)]
+    fn or(a: __m128i, b: __m128i) -> __m128i {
+        // SAFETY: SSE2 is part of every x86_64 target; no memory access.
+        #[allow(unused_unsafe)]
+        unsafe {
+            _mm_or_si128(a, b)
+        }
+    }
+
+    /// Lanes where `a <= b` (unsigned): `min(a, b) == a`.
+    #[inline(always)]
+    fn le(a: __m128i, b: __m128i) -> __m128i {
+        // SAFETY: SSE2 is part of every x86_64 target; no memory access.
+        #[allow(unused_unsafe)]
+        unsafe {
+            _mm_cmpeq_epi8(_mm_min_epu8(a, b), a)
+        }
+    }
+
+    /// One bit per lane, set where the lane's top bit is.
+    #[inline(always)]
+    fn mask(a: __m128i) -> u32 {
+        // SAFETY: SSE2 is part of every x86_64 target; no memory access.
+        #[allow(unused_unsafe)]
+        unsafe {
+            _mm_movemask_epi8(a) as u32
+        }
+    }
+
+    #[inline(always)]
+    fn load(block: &[u8; 16]) -> __m128i {
+        // SAFETY: `block` is 16 readable octets, `_mm_loadu_si128` has no
+        // alignment requirement, and SSE2 is part of every x86_64 target.
+        unsafe { _mm_loadu_si128(block.as_ptr().cast()) }
+    }
+
+    #[inline(always)]
+    pub(crate) fn find(buf: &[u8], len: usize, from: usize) -> Option<Found> {
+        assert!(len <= buf.len());
+        let (space, del) = (splat(b' '), splat(0x7f));
+        let (slash, query) = (splat(b'/'), splat(b'?'));
+        let (semicolon, hash) = (splat(b';'), splat(b'#'));
+        let bad_of = |v| or(le(v, space), eq(v, del));
+        // The first `/ ?`, `;` and `#` at or after `from`.
+        let (mut slash_query, mut semi, mut hash_at) = (NONE, NONE, NONE);
+        let mut bad = zero();
+        let mut at = 0;
+        while at < len {
+            let v = match buf.get(at..at + 16) {
+                Some(block) => load(block.try_into().expect("16 octets")),
+                None => {
+                    // The chunk ends inside this block: copy what is left
+                    // (the lanes past it are ignored below).
+                    let mut block = [b'a'; 16];
+                    block[..buf.len() - at].copy_from_slice(&buf[at..]);
+                    load(&block)
+                }
+            };
+            // Lanes past the line's end are ignored, and so are lanes
+            // before `from` for the offsets.
+            let live = match len - at {
+                n if n >= 16 => {
+                    bad = or(bad, bad_of(v));
+                    0xffff
+                }
+                n => {
+                    if mask(bad_of(v)) & ((1 << n) - 1) != 0 {
+                        return None;
+                    }
+                    (1 << n) - 1
+                }
+            };
+            let want = live & (0xffff << from.saturating_sub(at).min(16));
+            let first = |m: u32| match m & want {
+                0 => NONE,
+                m => at + m.trailing_zeros() as usize,
+            };
+            if slash_query == NONE {
+                slash_query = first(mask(or(eq(v, slash), eq(v, query))));
+            }
+            // `;` and `#` are rare: one mask tells whether either is here.
+            if semi == NONE || hash_at == NONE {
+                let (s, h) = (eq(v, semicolon), eq(v, hash));
+                if mask(or(s, h)) & want != 0 {
+                    semi = semi.min(first(mask(s)));
+                    hash_at = hash_at.min(first(mask(h)));
+                }
+            }
+            at += 16;
+        }
+        (mask(bad) == 0).then_some(Found {
+            path: slash_query.min(semi),
+            authority: slash_query.min(hash_at),
+            hash: hash_at,
+        })
+    }
+}

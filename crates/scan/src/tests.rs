@@ -1,0 +1,235 @@
+//! Tests: the SSE2 and portable passes against a naive byte-by-byte oracle.
+
+use std::string::ToString;
+use std::vec::Vec;
+
+use super::{Found, Line, find, portable, scan};
+
+/// The definition, one octet at a time (the oracle).
+fn naive(buf: &[u8], len: usize) -> Option<Line> {
+    let mut line = &buf[..len];
+    if line.last() == Some(&b'\r') {
+        line = &line[..len - 1];
+    }
+    if line.iter().any(|&b| b.is_ascii_control() || b == b' ') {
+        return None;
+    }
+    if !line.first()?.is_ascii_alphabetic() {
+        return None;
+    }
+    let mut n = 1;
+    while n < line.len()
+        && (line[n].is_ascii_alphanumeric() || b"+.-".contains(&line[n]))
+    {
+        n += 1;
+    }
+    if !line[n..].starts_with(b"://") {
+        return None;
+    }
+    let first =
+        |set: &[u8]| (n + 3..line.len()).find(|&k| set.contains(&line[k]));
+    Some(Line {
+        url_len: line.len(),
+        scheme_len: n,
+        authority_end: first(b"/?#").unwrap_or(line.len()),
+        path_start: first(b"/?;"),
+        fragment: first(b"#"),
+    })
+}
+
+/// [`scan`] with the portable pass in place of the SSE2 one.
+fn scan_portable(buf: &[u8], len: usize) -> Option<Line> {
+    let url_len = match buf[..len].last() {
+        Some(b'\r') => len - 1,
+        _ => len,
+    };
+    let scheme_len = super::scheme_len(&buf[..url_len])?;
+    let found: Found = portable::find(buf, url_len, scheme_len + 3)?;
+    Some(found.line(url_len, scheme_len))
+}
+
+/// Every implementation on `buf[..len]`, against the oracle.
+fn check(buf: &[u8], len: usize) {
+    let want = naive(buf, len);
+    let show = || buf[..len].escape_ascii().to_string();
+    assert_eq!(scan(buf, len), want, "scan {:?} (len {len})", show());
+    assert_eq!(scan_portable(buf, len), want, "portable {:?}", show());
+    if let Some(line) = want {
+        // The facts' documented bounds.
+        let from = line.authority_start();
+        assert!(from <= line.authority_end());
+        assert!(line.authority_end() <= line.url_len());
+        for k in [line.path_start(), line.fragment()].into_iter().flatten() {
+            assert!((from..line.url_len()).contains(&k));
+        }
+    }
+    // The same pass on both targets agrees on the raw facts too.
+    if let Some(line) = want {
+        let from = line.scheme_len() + 3;
+        assert_eq!(find(buf, line.url_len(), from), {
+            portable::find(buf, line.url_len(), from)
+        });
+    }
+}
+
+#[test]
+fn examples() {
+    let url = |s: &str| scan(s.as_bytes(), s.len());
+    let facts = |s: &str| {
+        let l = url(s).unwrap();
+        (l.scheme_len(), l.authority_end(), l.path_start(), l.fragment())
+    };
+    assert_eq!(facts("http://a/b"), (4, 8, Some(8), None));
+    assert_eq!(facts("http://a"), (4, 8, None, None));
+    assert_eq!(facts("http://u;x@a/p"), (4, 12, Some(8), None));
+    assert_eq!(facts("http://a#f/x"), (4, 8, Some(10), Some(8)));
+    assert_eq!(facts("http://a?q#f"), (4, 8, Some(8), Some(10)));
+    assert_eq!(facts("s3+x.y-z://b/k"), (8, 12, Some(12), None));
+    assert_eq!(facts("h://\u{e9}/\u{e9}"), (1, 6, Some(6), None));
+    assert_eq!(url("http://a/\r").unwrap().url_len(), 9);
+    for bad in [
+        "",
+        "\r",
+        "\r\r",
+        "http://a/\r\r",
+        "http://a/\rx",
+        "http://a/ b",
+        "http://a/\tb",
+        "http://a/\x7f",
+        "http://a/\x00",
+        " http://a/",
+        "1http://a/",
+        "://a/",
+        "http:/a",
+        "http//a",
+        "a.example/p",
+        "ht tp://a/",
+    ] {
+        assert_eq!(url(bad), None, "{bad:?}");
+    }
+}
+
+/// A control octet or a space in any lane of any block, and a `#` or `/`
+/// in any lane, at every length around the block size.
+#[test]
+fn every_lane_of_every_block() {
+    for len in 8..80 {
+        let mut line = Vec::from(&b"http://"[..]);
+        line.resize(len, b'a');
+        check(&line, len);
+        for k in 0..len {
+            for b in [b'/', b'?', b';', b'#', b' ', 0, 0x1f, 0x7f, 0x80, 0xff]
+            {
+                let mut l = line.clone();
+                l[k] = b;
+                check(&l, len);
+                // The line inside a longer chunk whose tail is all bad.
+                l.extend_from_slice(&[b' '; 20]);
+                check(&l, len);
+            }
+        }
+    }
+}
+
+/// The octets that change the answer, runs that cross blocks, and chunk
+/// tails from none to more than a block.
+const PIECES: &[&[u8]] = &[
+    b"/",
+    b"?",
+    b";",
+    b"#",
+    b":",
+    b"//",
+    b"://",
+    b" ",
+    b"\r",
+    b"\t",
+    b"\n",
+    b"\x00",
+    b"\x1f",
+    b"\x7f",
+    b"\x80",
+    b"\xff",
+    b"\xe3\x83\x84",
+    b"a",
+    b"Z",
+    b"0",
+    b"+",
+    b".",
+    b"-",
+    b"%2F",
+    b"@",
+    b"xxxxxxxxxxxxxxx",
+    b"yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy",
+];
+
+#[test]
+fn random_lines_against_the_oracle() {
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    let mut buf = Vec::new();
+    let (mut urls, mut lines) = (0, 0);
+    for _ in 0..250_000 {
+        buf.clear();
+        // Mostly lines that start like a URL, so that the rest matters.
+        match next(8) {
+            0 => {}
+            1 => buf.extend_from_slice(b"h"),
+            2 => buf.extend_from_slice(b"s3+x.y-z://"),
+            _ => buf.extend_from_slice(b"https://"),
+        }
+        for _ in 0..next(24) {
+            // Control octets and spaces less often than the rest.
+            let piece = PIECES[next(PIECES.len())];
+            if piece.iter().any(|&b| b <= b' ' || b == 0x7f) && next(3) != 0 {
+                continue;
+            }
+            buf.extend_from_slice(piece);
+        }
+        if next(4) == 0 {
+            buf.push(b'\r');
+        }
+        let len = buf.len();
+        // The rest of the chunk: nothing, a partial block or more.
+        for _ in 0..[0, 1, 7, 15, 16, 17, 40][next(7)] {
+            buf.push(PIECES[next(PIECES.len())][0]);
+        }
+        check(&buf, len);
+        lines += 1;
+        urls += usize::from(naive(&buf, len).is_some());
+    }
+    // The generator reaches both answers often.
+    assert!(urls > lines / 4 && urls < lines * 3 / 4, "{urls} of {lines}");
+}
+
+/// Every line of up to five octets after `h://` over the octets that
+/// matter.
+#[test]
+fn every_short_line() {
+    const ALPHABET: &[u8] = b"/?;#: \r\x00\x7fa\xff";
+    let mut line = Vec::from(&b"h://"[..]);
+    let mut count = 0;
+    for n in 0..=5u32 {
+        for mut code in 0..ALPHABET.len().pow(n) {
+            line.truncate(4);
+            for _ in 0..n {
+                line.push(ALPHABET[code % ALPHABET.len()]);
+                code /= ALPHABET.len();
+            }
+            check(&line, line.len());
+            count += 1;
+        }
+    }
+    assert_eq!(count, (0..=5).map(|n| ALPHABET.len().pow(n)).sum::<usize>());
+}
+
+#[test]
+fn public_types_are_send_and_sync() {
+    fn is<T: Send + Sync + Unpin>() {}
+    is::<Line>();
+}

@@ -1,0 +1,83 @@
+//! `robofilter::url_line` (the CLI's and the wheel's line classifier, built
+//! on the robofilter-scan crate) against its definition: the scheme
+//! grammar, the bad-octet rule and `MatchPath::from_url`.
+
+use robofilter::{MatchPath, url_line};
+
+/// The definition, written out: after one trailing `\r` is stripped, a
+/// URL line is non-empty, free of control octets and spaces, and starts
+/// with `[A-Za-z][A-Za-z0-9+.-]*://`; its path is `MatchPath::from_url`'s.
+fn oracle(line: &[u8]) -> Option<(&[u8], MatchPath<'_>)> {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if line.iter().any(|&b| b.is_ascii_control() || b == b' ') {
+        return None;
+    }
+    let scheme = line
+        .iter()
+        .position(|&b| !(b.is_ascii_alphanumeric() || b"+.-".contains(&b)))
+        .unwrap_or(line.len());
+    let starts = line.first().is_some_and(u8::is_ascii_alphabetic);
+    (starts && line[scheme..].starts_with(b"://"))
+        .then(|| (line, MatchPath::from_url(line)))
+}
+
+#[test]
+fn url_line_matches_its_definition_on_random_lines() {
+    const PIECES: &[&[u8]] = &[
+        b"/",
+        b"?",
+        b";",
+        b"#",
+        b":",
+        b"//",
+        b"://",
+        b"@",
+        b"%",
+        b" ",
+        b"\r",
+        b"\t",
+        b"\x00",
+        b"\x7f",
+        b"\x80",
+        b"\xe3\x83\x84",
+        b"a",
+        b"1",
+        b"+",
+        b"xxxxxxxxxxxxxxxxxxxxxxx",
+    ];
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    let mut buf = Vec::new();
+    let mut urls = 0;
+    for _ in 0..200_000 {
+        buf.clear();
+        buf.extend_from_slice(
+            [&b""[..], b"h", b"s3+x://", b"http://"][next(4)],
+        );
+        for _ in 0..next(16) {
+            buf.extend_from_slice(PIECES[next(PIECES.len())]);
+        }
+        let (len, line) = (buf.len(), buf.clone());
+        let want = oracle(&line);
+        urls += usize::from(want.is_some());
+        // Alone, and followed by more of the caller's chunk.
+        for tail in
+            [&b""[..], b"\n#/ x\x00?http://y/", b"\n/a;b#cccccccccccccccc"]
+        {
+            buf.truncate(len);
+            buf.extend_from_slice(tail);
+            assert_eq!(
+                url_line(&buf, len),
+                want,
+                "{:?}",
+                buf[..len].escape_ascii().to_string()
+            );
+        }
+    }
+    assert!(urls > 20_000, "only {urls} URL lines");
+}
