@@ -116,6 +116,38 @@ pub enum Command {
     /// all|disallow all`), or with --host, that host's rules in full.
     #[command(after_help = EXIT_CODES)]
     Inspect(InspectArgs),
+    /// Print the man page or a shell's completion script (to stdout).
+    ///
+    /// `robofilter generate man > robofilter.1`, `robofilter generate
+    /// complete-bash > /etc/bash_completion.d/robofilter`, and likewise
+    /// complete-zsh, complete-fish, complete-powershell, complete-elvish.
+    #[command(hide = true)]
+    Generate(GenerateArgs),
+}
+
+/// `robofilter generate`.
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// What to print.
+    #[arg(value_enum)]
+    pub what: Generate,
+}
+
+/// What `robofilter generate` prints.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Generate {
+    /// The man page (roff), with every subcommand's options.
+    Man,
+    /// Completions for bash.
+    CompleteBash,
+    /// Completions for zsh.
+    CompleteZsh,
+    /// Completions for fish.
+    CompleteFish,
+    /// Completions for PowerShell.
+    CompletePowershell,
+    /// Completions for elvish.
+    CompleteElvish,
 }
 
 /// A dialect name on the command line.
