@@ -81,6 +81,15 @@ fn open_output(args: &CompileArgs) -> Result<Output> {
     Output::new(Some(&args.output))
 }
 
+/// How the summary names the output.
+fn out_name(output: &Path) -> String {
+    if files::is_stdin(output) {
+        "<stdout>".to_string()
+    } else {
+        output.display().to_string()
+    }
+}
+
 /// Compiles one robots.txt into a rules file.
 fn single(
     robots: &Path,
@@ -103,7 +112,7 @@ fn single(
     diag!(
         "robofilter: {}: {dialect}, {}, {}{fallback}, {} bytes, compiled \
          in {:.3} s",
-        output.display(),
+        out_name(output),
         engines.describe(),
         count(agents, "agent"),
         bytes.len(),
@@ -157,7 +166,7 @@ fn bundle(
         "robofilter: {}: {dialect} bundle, {} ({rules} by robots.txt, \
          {allow} allow all, {disallow} disallow all), {} distinct \
          robots.txt, {}, {} bytes ({:.0} per host), compiled in {:.3} s",
-        output.display(),
+        out_name(output),
         count(hosts, "host"),
         bundle.member_len(),
         engines.describe(),
