@@ -243,6 +243,18 @@ fn replaced_output_keeps_its_permissions() {
     set_mode(&dir.join("rules.copy"), 0o600);
     dir.run(&["compile", "robots.txt", "-o", "rules.copy"]).ok();
     assert_eq!(mode(&dir.join("rules.copy")), 0o600);
+    // Run as root, the owner and group are kept too.
+    let nobody = 65534;
+    let path = dir.join("out.txt");
+    if std::os::unix::fs::chown(&path, Some(nobody), Some(nobody)).is_ok() {
+        use std::os::unix::fs::MetadataExt;
+        dir.run(&filter(&["-o", "out.txt", "urls.txt"])).ok();
+        let meta = std::fs::metadata(&path).unwrap();
+        assert_eq!((meta.uid(), meta.gid()), (nobody, nobody));
+        assert_eq!(mode(&path), 0o640);
+    } else {
+        println!("skipping the owner check: not root");
+    }
     assert_eq!(
         dir.list(),
         [

@@ -268,7 +268,8 @@ pub struct FilterArgs {
     #[arg(long, value_enum, default_value_t = Emit::Allowed)]
     pub emit: Emit,
     /// Print one JSON object per selected line instead: `url` (or
-    /// `url_base64` when the line is not UTF-8), `verdict`, `host`.
+    /// `url_base64` when the line is not UTF-8; null for a line over
+    /// --max-url-len), `verdict`, `host`.
     #[arg(long)]
     pub json: bool,
     /// Lines longer than this many octets (without `\n`) are not URLs:

@@ -197,7 +197,7 @@ impl AtomicFile {
                 bail!("output '{}' is a directory", dest.display())
             }
             Ok(m) if !m.is_file() => return in_place(&target),
-            Ok(m) => Some(m.permissions()),
+            Ok(m) => Some(m),
             // A link the kernel resolves but a path walk cannot (the
             // `/proc/self/fd/N` behind `/dev/stdout`): never a name to
             // rename over.
@@ -237,20 +237,21 @@ impl AtomicFile {
                 Ok(())
             }
             Dest::Temp { file, target } => {
-                let file = file
-                    .into_inner()
-                    .map_err(|e| e.into_error())
-                    .with_context(what)?;
-                file.as_file().sync_all().with_context(what)?;
+                let tmp = file.get_ref().path().to_path_buf();
+                // On failure, dropping the file (inside the error) removes
+                // it.
+                let file = file.into_inner().map_err(|e| e.into_error());
+                let file =
+                    file.and_then(|f| f.as_file().sync_all().map(|()| f));
                 // Held across the rename: a signal either removes the
                 // temporary file before it is renamed, or waits for the
                 // rename and finds nothing to remove.
                 let mut temps = temp_registry();
-                let tmp = file.path().to_path_buf();
-                let result = file.persist(&target);
+                let result = file.and_then(|f| {
+                    f.persist(&target).map(drop).map_err(|e| e.error)
+                });
                 temps.retain(|p| *p != tmp);
-                // On failure, dropping the error removes the file.
-                result.map(drop).map_err(|e| e.error).with_context(what)
+                result.with_context(what)
             }
         }
     }
@@ -326,12 +327,13 @@ fn resolve_links(path: &Path) -> Result<PathBuf> {
 }
 
 /// Creates the temporary file beside `target` (registered for removal on
-/// a signal), with `existing`'s permissions if there is a file to replace,
-/// else those a new file gets (0666 less the umask).
+/// a signal), with the permissions (and, where allowed, the owner and
+/// group) of `existing` if there is a file to replace, else those a new
+/// file gets (0666 less the umask).
 fn temp_file(
     dest: &Path,
     target: &Path,
-    existing: Option<fs::Permissions>,
+    existing: Option<fs::Metadata>,
 ) -> Result<tempfile::NamedTempFile> {
     let Some(name) = target.file_name() else {
         bail!("output '{}' is not a file name", dest.display());
@@ -362,14 +364,27 @@ fn temp_file(
     })?;
     temps.push(file.path().to_path_buf());
     drop(temps);
-    if let Some(perm) = existing {
-        file.as_file().set_permissions(perm).with_context(|| {
-            format!(
-                "cannot give the new output '{}' the permissions of the \
-                 old one",
-                dest.display()
-            )
-        })?;
+    if let Some(old) = existing {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            // Only root may give a file away; others keep their own.
+            let owner = (Some(old.uid()), Some(old.gid()));
+            let _ =
+                std::os::unix::fs::fchown(file.as_file(), owner.0, owner.1);
+        }
+        let kept = file.as_file().set_permissions(old.permissions());
+        if let Err(e) = kept {
+            let tmp = file.path().to_path_buf();
+            temp_registry().retain(|p| *p != tmp);
+            return Err(e).with_context(|| {
+                format!(
+                    "cannot give the new output '{}' the permissions of the \
+                     old one",
+                    dest.display()
+                )
+            });
+        }
     }
     Ok(file)
 }
