@@ -758,6 +758,11 @@ fn generate_prints_the_man_page_and_completions() {
         let section = format!(".SH \"ROBOFILTER {}\"", sub.to_uppercase());
         assert!(man.contains(&section), "{section} not in the man page");
     }
+    // filter's own notes (input lines) and the exit statuses.
+    assert!(man.contains("scheme://"), "filter's notes not in the man page");
+    // The page's and filter's (whose notes end with them), not one copy
+    // per subcommand.
+    assert_eq!(man.matches("Exit status:").count(), 2);
     for option in ["max\\-url\\-len", "dfa\\-state\\-limit", "\\-\\-emit"] {
         assert!(man.contains(option), "{option} not in the man page");
     }

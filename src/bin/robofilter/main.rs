@@ -89,17 +89,31 @@ fn generate(what: Generate) -> anyhow::Result<()> {
     let shell = match what {
         Generate::Man => {
             cmd.build();
-            clap_mangen::Man::new(cmd.clone()).render(&mut out)?;
+            let man = clap_mangen::Man::new(cmd.clone());
+            let top_extra = cmd.get_after_help().map(|h| h.to_string());
+            man.render_title(&mut out)?;
+            man.render_name_section(&mut out)?;
+            man.render_synopsis_section(&mut out)?;
+            man.render_description_section(&mut out)?;
+            man.render_options_section(&mut out)?;
             // One section per subcommand (its synopsis, description and
             // options as subsections), so that `man robofilter` holds
-            // every option, not just the subcommand names.
-            for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+            // every option, instead of naming a page per subcommand.
+            let subs = cmd
+                .get_subcommands()
+                .filter(|s| !s.is_hide_set() && s.get_name() != "help");
+            for sub in subs {
                 let name = format!("robofilter {}", sub.get_name());
                 let man = clap_mangen::Man::new(sub.clone().bin_name(&name));
                 let mut part = Vec::new();
                 man.render_synopsis_section(&mut part)?;
                 man.render_description_section(&mut part)?;
                 man.render_options_section(&mut part)?;
+                // Only what the page's own (the exit statuses) lacks.
+                let extra = sub.get_after_help().map(|h| h.to_string());
+                if extra.is_some_and(|h| Some(h) != top_extra) {
+                    man.render_extra_section(&mut part)?;
+                }
                 writeln!(out, ".SH \"{}\"", name.to_uppercase())?;
                 for line in String::from_utf8_lossy(&part).lines() {
                     let line = match line.strip_prefix(".SH ") {
@@ -109,6 +123,9 @@ fn generate(what: Generate) -> anyhow::Result<()> {
                     writeln!(out, "{line}")?;
                 }
             }
+            // The exit statuses (`after_help`) and the version.
+            man.render_extra_section(&mut out)?;
+            man.render_version_section(&mut out)?;
             None
         }
         Generate::CompleteBash => Some(Shell::Bash),
