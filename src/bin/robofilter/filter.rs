@@ -62,10 +62,10 @@ pub fn run(args: FilterArgs) -> Result<()> {
     }
     // Before any work: an output that is an input would destroy it, and a
     // missing output directory is better known now than after the run.
-    let mut inputs: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
-    inputs.push(&args.rules);
+    let mut read: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+    read.push(&args.rules);
     if let Some(out) = &args.output {
-        files::check_output_not_input(out, &inputs)?;
+        files::check_output_not_input(out, &read)?;
     }
     let out = Output::new(args.output.as_deref())?;
 
