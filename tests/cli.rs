@@ -140,10 +140,11 @@ impl Run {
         let line = self
             .stderr
             .lines()
-            .find(|l| l.contains(" lines: "))
+            .find(|l| l.contains(" lines: ") || l.contains(" 1 line: "))
             .unwrap_or_else(|| panic!("no summary in:\n{}", self.stderr));
-        // robofilter: N lines: A allowed, D disallowed, U unknown, I invalid
+        // robofilter: N lines (or 1 line): A allowed, D disallowed, U unknown, I invalid
         // (E empty) in T s (X M lines/s)
+        let line = line.replacen(" 1 line: ", " 1 lines: ", 1);
         let words: Vec<&str> = line.split_whitespace().collect();
         let num = |i: usize| -> u64 {
             words[i].trim_matches(|c| c == '(').parse().unwrap_or_else(|_| {

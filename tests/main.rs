@@ -16,6 +16,8 @@ mod cli;
 mod conformance;
 #[cfg(feature = "compile")]
 mod differential;
+#[cfg(feature = "cli")]
+mod edges_output;
 #[cfg(feature = "compile")]
 mod fuzz_replay;
 mod golden;

@@ -11,6 +11,8 @@ Exit status:
   0  success (invalid input lines in `filter` are reported, not errors)
   2  error: unreadable or damaged file, unknown agent, write failure, or a
      usage error
+  130, 143, 129  interrupted by SIGINT, SIGTERM or SIGHUP: a temporary
+     output file is removed and the previous output is left unchanged
 
 Data goes to stdout, diagnostics and summaries to stderr as
 `robofilter: <message>`. A closed stdout pipe (`| head`) ends the run
@@ -23,7 +25,8 @@ Input lines:
   `invalid`) if it is then empty, contains an ASCII control octet or a
   space, or does not start with `scheme://`, where scheme is
   `[A-Za-z][A-Za-z0-9+.-]*`. A line longer than --max-url-len octets
-  (default 65536) is not a URL either.
+  (default 65536; the trailing `\\r` does not count) is not a URL either,
+  the same from a file as from a pipe.
 
 Inputs may be plain, gzip or zstd (told by their first bytes).
 
@@ -85,7 +88,8 @@ pub enum Command {
     /// unreachable: disallow all. Identical bodies are compiled once.
     ///
     /// The file is written under a temporary name in the output's directory
-    /// and renamed into place. A one-line summary goes to stderr.
+    /// and renamed into place (see --output). A one-line summary goes to
+    /// stderr.
     #[command(after_help = EXIT_CODES)]
     Compile(CompileArgs),
     /// Filter URL lists (one URL per line) with a rules file.
@@ -116,6 +120,38 @@ pub enum Command {
     /// all|disallow all`), or with --host, that host's rules in full.
     #[command(after_help = EXIT_CODES)]
     Inspect(InspectArgs),
+    /// Print the man page or a shell's completion script (to stdout).
+    ///
+    /// `robofilter generate man > robofilter.1`, `robofilter generate
+    /// complete-bash > /etc/bash_completion.d/robofilter`, and likewise
+    /// complete-zsh, complete-fish, complete-powershell, complete-elvish.
+    #[command(hide = true)]
+    Generate(GenerateArgs),
+}
+
+/// `robofilter generate`.
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// What to print.
+    #[arg(value_enum)]
+    pub what: Generate,
+}
+
+/// What `robofilter generate` prints.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Generate {
+    /// The man page (roff), with every subcommand's options.
+    Man,
+    /// Completions for bash.
+    CompleteBash,
+    /// Completions for zsh.
+    CompleteZsh,
+    /// Completions for fish.
+    CompleteFish,
+    /// Completions for PowerShell.
+    CompletePowershell,
+    /// Completions for elvish.
+    CompleteElvish,
 }
 
 /// A dialect name on the command line.
@@ -197,7 +233,10 @@ pub struct CompileArgs {
     /// a WARC file (plain, gzip or zstd).
     #[arg(long, value_name = "FILE.warc[.gz]")]
     pub warc: Option<PathBuf>,
-    /// The rules file or bundle to write (replaced atomically).
+    /// The rules file or bundle to write (`-`: stdout). A regular file is
+    /// replaced atomically and keeps its permissions; through a symbolic
+    /// link, the link's target is replaced; a FIFO or device is written in
+    /// place. An output that is one of the inputs is refused.
     #[arg(short, long, value_name = "RULES")]
     pub output: PathBuf,
 }
@@ -229,7 +268,8 @@ pub struct FilterArgs {
     #[arg(long, value_enum, default_value_t = Emit::Allowed)]
     pub emit: Emit,
     /// Print one JSON object per selected line instead: `url` (or
-    /// `url_base64` when the line is not UTF-8), `verdict`, `host`.
+    /// `url_base64` when the line is not UTF-8; null for a line over
+    /// --max-url-len), `verdict`, `host`.
     #[arg(long)]
     pub json: bool,
     /// Lines longer than this many octets (without `\n`) are not URLs:
@@ -241,10 +281,13 @@ pub struct FilterArgs {
     /// matched again rule by rule.
     #[arg(long)]
     pub explain: bool,
-    /// Write to this file (replaced atomically) instead of stdout.
+    /// Write to this file instead of stdout (`-`: stdout). A regular file
+    /// is replaced atomically and keeps its permissions; through a
+    /// symbolic link, the link's target is replaced; a FIFO or device is
+    /// written in place. An output that is one of the inputs is refused.
     #[arg(short, long, value_name = "OUT")]
     pub output: Option<PathBuf>,
-    /// Worker threads [default: all cores].
+    /// Worker threads [default: all cores; at most 4 per core].
     #[arg(
         short = 'j',
         long = "threads",

@@ -2,7 +2,7 @@
 //! `robofilter compile --hosts DIR | --manifest FILE | --warc FILE -o RULES`.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
@@ -12,7 +12,7 @@ use robofilter::{
 };
 
 use crate::args::CompileArgs;
-use crate::files::{self, AtomicFile};
+use crate::files::{self, Output};
 use crate::sources::{self, HostSource, SourceStats};
 
 /// The default per-group byte budget of bundles.
@@ -20,6 +20,7 @@ const BUNDLE_DFA_BYTE_LIMIT: usize = 32 << 10;
 
 pub fn run(args: CompileArgs) -> Result<()> {
     let start = Instant::now();
+    let out = open_output(&args)?;
     let dialect: Dialect = args.dialect.map(Into::into).unwrap_or_default();
     let mut config = Config::new().dialect(dialect);
     for agent in &args.agent {
@@ -56,15 +57,44 @@ pub fn run(args: CompileArgs) -> Result<()> {
         sources::read_warc(path)?
     } else {
         let robots = args.robots.as_deref().expect("clap requires one input");
-        return single(robots, config, &args.output, start);
+        return single(robots, config, out, &args.output, start);
     };
-    bundle(sources, &stats, config, &args.output, start)
+    bundle(sources, &stats, config, out, &args.output, start)
+}
+
+/// Opens the output before any work: refuses one that is an input (the
+/// robots.txt, a `--hosts` file, the manifest or the WARC) and fails early
+/// when its directory is missing.
+fn open_output(args: &CompileArgs) -> Result<Output> {
+    let mut inputs: Vec<PathBuf> = [&args.robots, &args.manifest, &args.warc]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect();
+    if let Some(dir) = &args.hosts {
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            inputs.extend(entries.flatten().map(|e| e.path()));
+        }
+    }
+    let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    files::check_output_not_input(&args.output, &inputs)?;
+    Output::new(Some(&args.output))
+}
+
+/// How the summary names the output.
+fn out_name(output: &Path) -> String {
+    if files::is_stdin(output) {
+        "<stdout>".to_string()
+    } else {
+        output.display().to_string()
+    }
 }
 
 /// Compiles one robots.txt into a rules file.
 fn single(
     robots: &Path,
     config: Config,
+    out: Output,
     output: &Path,
     start: Instant,
 ) -> Result<()> {
@@ -74,15 +104,15 @@ fn single(
     // Load what was compiled: a self-check, and the facts for the summary.
     let rules = files::load_rules(&bytes, output)
         .context("internal error: the compiled rules do not load")?;
-    write(output, &bytes)?;
+    write(out, &bytes)?;
 
     let engines = EngineCounts::of(&rules);
     let agents = rules.agents().count();
     let fallback = if rules.is_all_agents() { " + * fallback" } else { "" };
-    eprintln!(
+    diag!(
         "robofilter: {}: {dialect}, {}, {}{fallback}, {} bytes, compiled \
          in {:.3} s",
-        output.display(),
+        out_name(output),
         engines.describe(),
         count(agents, "agent"),
         bytes.len(),
@@ -96,6 +126,7 @@ fn bundle(
     sources: Vec<HostSource>,
     stats: &SourceStats,
     config: Config,
+    out: Output,
     output: &Path,
     start: Instant,
 ) -> Result<()> {
@@ -117,7 +148,7 @@ fn bundle(
             .context("internal error: a bundle member does not load")?;
         engines.add(&rules);
     }
-    write(output, bytes.as_bytes())?;
+    write(out, bytes.as_bytes())?;
 
     let (mut rules, mut allow, mut disallow) = (0, 0, 0);
     for h in bundle.hosts() {
@@ -128,14 +159,14 @@ fn bundle(
         }
     }
     for note in &stats.notes {
-        eprintln!("robofilter: note: {note}");
+        diag!("robofilter: note: {note}");
     }
     let hosts = bundle.host_len();
-    eprintln!(
+    diag!(
         "robofilter: {}: {dialect} bundle, {} ({rules} by robots.txt, \
          {allow} allow all, {disallow} disallow all), {} distinct \
          robots.txt, {}, {} bytes ({:.0} per host), compiled in {:.3} s",
-        output.display(),
+        out_name(output),
         count(hosts, "host"),
         bundle.member_len(),
         engines.describe(),
@@ -146,12 +177,11 @@ fn bundle(
     Ok(())
 }
 
-fn write(output: &Path, bytes: &[u8]) -> Result<()> {
-    let mut out = AtomicFile::create(output)?;
+fn write(mut out: Output, bytes: &[u8]) -> Result<()> {
     out.write_all(bytes).with_context(|| {
-        format!("cannot write output '{}'", output.display())
+        format!("cannot write output to {}", out.describe())
     })?;
-    out.commit()
+    out.finish()
 }
 
 /// Groups by engine.

@@ -147,110 +147,352 @@ pub fn rules_or_robots(
     Ok(bytes)
 }
 
-/// An output file written under a temporary name in the same directory
-/// and renamed over the destination by [`AtomicFile::commit`], so that the
-/// destination is never half-written. Dropped uncommitted, it removes the
-/// temporary file.
+/// An output file, decided before any work: a regular file (new, or an
+/// existing one, or the target of a symbolic link to one) is written
+/// under a temporary name in its directory and renamed over it by
+/// [`AtomicFile::commit`], so that it is never half-written and a link to
+/// it stays a link; a FIFO or device (`/dev/null`) is written in place,
+/// since renaming over it would replace it with a plain file. Dropped
+/// uncommitted, or on SIGINT, SIGTERM or SIGHUP, it removes its temporary
+/// file and leaves the previous output as it was.
 pub struct AtomicFile {
+    /// The path as given, for messages.
     dest: PathBuf,
-    /// The temporary file; `None` when `dest` is not a regular file (a
-    /// device such as `/dev/null`, or a FIFO): those are written in place,
-    /// since renaming over them would replace the device with a file.
-    tmp: Option<PathBuf>,
-    file: Option<io::BufWriter<File>>,
+    file: Option<Dest>,
 }
 
+/// Where an [`AtomicFile`] writes.
+enum Dest {
+    /// A temporary file, renamed over `target` (the destination with its
+    /// symbolic links resolved) on commit.
+    Temp { file: io::BufWriter<tempfile::NamedTempFile>, target: PathBuf },
+    /// A FIFO or device, written in place.
+    InPlace(io::BufWriter<File>),
+}
+
+/// The output buffer: large writes bypass it (see [`write_through`]).
+const OUT_BUF_LEN: usize = 1 << 20;
+
 impl AtomicFile {
-    /// Creates the temporary file next to `dest`.
+    /// Opens `dest` for writing: creates the temporary file next to it (or
+    /// next to its link target), or opens a FIFO or device. Fails, before
+    /// any work, when the directory does not exist or is not writable.
     pub fn create(dest: &Path) -> Result<AtomicFile> {
-        if fs::metadata(dest).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let target = resolve_links(dest)?;
+        let in_place = |path: &Path| -> Result<AtomicFile> {
             let f =
-                File::options().write(true).open(dest).with_context(|| {
+                File::options().write(true).open(path).with_context(|| {
                     format!("cannot open output '{}'", dest.display())
                 })?;
-            return Ok(AtomicFile {
+            Ok(AtomicFile {
                 dest: dest.to_path_buf(),
-                tmp: None,
-                file: Some(io::BufWriter::with_capacity(1 << 20, f)),
-            });
-        }
-        let Some(name) = dest.file_name() else {
-            bail!("output '{}' is not a file name", dest.display());
+                file: Some(Dest::InPlace(io::BufWriter::with_capacity(
+                    OUT_BUF_LEN,
+                    f,
+                ))),
+            })
         };
-        let dir = match dest.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        let pid = std::process::id();
-        for n in 0u32.. {
-            let mut tmp_name = std::ffi::OsString::from(".");
-            tmp_name.push(name);
-            tmp_name.push(format!(".robofilter-{pid}-{n}.tmp"));
-            let tmp = dir.join(tmp_name);
-            match File::options().write(true).create_new(true).open(&tmp) {
-                Ok(f) => {
-                    return Ok(AtomicFile {
-                        dest: dest.to_path_buf(),
-                        tmp: Some(tmp),
-                        file: Some(io::BufWriter::with_capacity(1 << 20, f)),
-                    });
-                }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-                Err(e) => {
-                    return Err(e).with_context(|| {
-                        format!(
-                            "cannot create a temporary file in '{}' for \
-                             output '{}' (does the directory exist and is \
-                             it writable?)",
-                            dir.display(),
-                            dest.display()
-                        )
-                    });
-                }
+        let existing = match fs::symlink_metadata(&target) {
+            Ok(m) if m.is_dir() => {
+                bail!("output '{}' is a directory", dest.display())
             }
-        }
-        unreachable!("u32 range exhausted")
+            Ok(m) if !m.is_file() => return in_place(&target),
+            Ok(m) => Some(m),
+            // A link the kernel resolves but a path walk cannot (the
+            // `/proc/self/fd/N` behind `/dev/stdout`): never a name to
+            // rename over.
+            Err(e)
+                if e.kind() == io::ErrorKind::NotFound
+                    && target != dest
+                    && fs::metadata(dest).is_ok() =>
+            {
+                return in_place(dest);
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => {
+                return Err(e).with_context(|| {
+                    format!("cannot stat output '{}'", dest.display())
+                });
+            }
+        };
+        let file = temp_file(dest, &target, existing)?;
+        Ok(AtomicFile {
+            dest: dest.to_path_buf(),
+            file: Some(Dest::Temp {
+                file: io::BufWriter::with_capacity(OUT_BUF_LEN, file),
+                target,
+            }),
+        })
     }
 
-    /// Flushes, syncs and renames the file over the destination (a
-    /// non-regular destination is only flushed).
+    /// Flushes, syncs and renames the file over the destination (a FIFO or
+    /// device is only flushed).
     pub fn commit(mut self) -> Result<()> {
-        let file = self.file.take().expect("not committed yet");
         let what = || format!("cannot write output '{}'", self.dest.display());
-        let file = file.into_inner().map_err(|e| e.into_error());
-        let Some(tmp) = self.tmp.take() else {
-            return file.map(drop).with_context(what);
-        };
-        let result = file
-            .and_then(|f| f.sync_all())
-            .with_context(what)
-            .and_then(|()| fs::rename(&tmp, &self.dest).with_context(what));
-        if result.is_err() {
-            let _ = fs::remove_file(&tmp);
+        match self.file.take().expect("not committed yet") {
+            Dest::InPlace(w) => {
+                w.into_inner()
+                    .map_err(|e| e.into_error())
+                    .with_context(what)?;
+                Ok(())
+            }
+            Dest::Temp { file, target } => {
+                let tmp = file.get_ref().path().to_path_buf();
+                // On failure, dropping the file (inside the error) removes
+                // it.
+                let file = file.into_inner().map_err(|e| e.into_error());
+                let file =
+                    file.and_then(|f| f.as_file().sync_all().map(|()| f));
+                // Held across the rename: a signal either removes the
+                // temporary file before it is renamed, or waits for the
+                // rename and finds nothing to remove.
+                let mut temps = temp_registry();
+                let result = file.and_then(|f| {
+                    f.persist(&target).map(drop).map_err(|e| e.error)
+                });
+                temps.retain(|p| *p != tmp);
+                result.with_context(what)
+            }
         }
-        result
+    }
+
+    fn writer(&mut self) -> &mut dyn WriteThrough {
+        match self.file.as_mut().expect("not committed") {
+            Dest::Temp { file, .. } => file,
+            Dest::InPlace(file) => file,
+        }
+    }
+}
+
+/// [`write_through`] behind a trait object.
+trait WriteThrough: Write {
+    fn write_through(&mut self, buf: &[u8]) -> io::Result<()>;
+}
+
+impl<W: Write> WriteThrough for io::BufWriter<W> {
+    fn write_through(&mut self, buf: &[u8]) -> io::Result<()> {
+        write_through(self, buf)
     }
 }
 
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.file.as_mut().expect("not committed").write(buf)
+        self.writer().write(buf)
     }
 
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        write_through(self.file.as_mut().expect("not committed"), buf)
+        self.writer().write_through(buf)
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.file.as_mut().expect("not committed").flush()
+        self.writer().flush()
     }
 }
 
 impl Drop for AtomicFile {
     fn drop(&mut self) {
-        if let (Some(_), Some(tmp)) = (self.file.take(), &self.tmp) {
-            let _ = fs::remove_file(tmp);
+        if let Some(Dest::Temp { file, .. }) = self.file.take() {
+            let mut temps = temp_registry();
+            let path = file.get_ref().path().to_path_buf();
+            // The file's own drop removes it; its buffered bytes are not
+            // worth writing first.
+            let (file, _) = file.into_parts();
+            drop(file);
+            temps.retain(|p| *p != path);
         }
+    }
+}
+
+/// Follows symbolic links from `path` one by one (a relative link is
+/// relative to its own directory) to the first name that is not a link,
+/// which may not exist yet (a dangling link: the file is created there).
+fn resolve_links(path: &Path) -> Result<PathBuf> {
+    let mut p = path.to_path_buf();
+    // Linux's own limit (MAXSYMLINKS).
+    for _ in 0..40 {
+        match fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let link = fs::read_link(&p).with_context(|| {
+                    format!("cannot read link '{}'", p.display())
+                })?;
+                p = match p.parent() {
+                    Some(dir) => dir.join(link),
+                    None => link,
+                };
+            }
+            _ => return Ok(p),
+        }
+    }
+    bail!("output '{}': too many levels of symbolic links", path.display())
+}
+
+/// Creates the temporary file beside `target` (registered for removal on
+/// a signal), with the permissions (and, where allowed, the owner and
+/// group) of `existing` if there is a file to replace, else those a new
+/// file gets (0666 less the umask).
+fn temp_file(
+    dest: &Path,
+    target: &Path,
+    existing: Option<fs::Metadata>,
+) -> Result<tempfile::NamedTempFile> {
+    let Some(name) = target.file_name() else {
+        bail!("output '{}' is not a file name", dest.display());
+    };
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut prefix = std::ffi::OsString::from(".");
+    prefix.push(name);
+    prefix.push(".");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".robofilter-tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(fs::Permissions::from_mode(0o666));
+    }
+    cleanup_on_signals();
+    let mut temps = temp_registry();
+    let file = builder.tempfile_in(dir).with_context(|| {
+        format!(
+            "cannot create a temporary file in '{}' for output '{}' (does \
+             the directory exist and is it writable?)",
+            dir.display(),
+            dest.display()
+        )
+    })?;
+    temps.push(file.path().to_path_buf());
+    drop(temps);
+    if let Some(old) = existing {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            // Only root may give a file away; others keep their own.
+            let owner = (Some(old.uid()), Some(old.gid()));
+            let _ =
+                std::os::unix::fs::fchown(file.as_file(), owner.0, owner.1);
+        }
+        let kept = file.as_file().set_permissions(old.permissions());
+        if let Err(e) = kept {
+            let tmp = file.path().to_path_buf();
+            temp_registry().retain(|p| *p != tmp);
+            return Err(e).with_context(|| {
+                format!(
+                    "cannot give the new output '{}' the permissions of the \
+                     old one",
+                    dest.display()
+                )
+            });
+        }
+    }
+    Ok(file)
+}
+
+/// The temporary files that exist now, for the signal handler.
+fn temp_registry() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    static TEMPS: std::sync::Mutex<Vec<PathBuf>> =
+        std::sync::Mutex::new(Vec::new());
+    TEMPS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// From the first call on, SIGINT, SIGTERM and SIGHUP remove the
+/// registered temporary files and end the run with status 128 + the
+/// signal's number (130, 143, 129), as a shell reports a death by signal.
+fn cleanup_on_signals() {
+    #[cfg(unix)]
+    {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            let signals =
+                signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]);
+            let mut signals = match signals {
+                Ok(s) => s,
+                Err(e) => {
+                    diag!(
+                        "robofilter: warning: cannot catch signals ({e}): \
+                         an interrupted run may leave a temporary file"
+                    );
+                    return;
+                }
+            };
+            std::thread::spawn(move || {
+                if let Some(signo) = signals.forever().next() {
+                    // Held until the exit: no rename or new temporary
+                    // file after this point.
+                    let temps = temp_registry();
+                    for tmp in temps.iter() {
+                        let _ = fs::remove_file(tmp);
+                    }
+                    std::process::exit(128 + signo);
+                }
+            });
+        });
+    }
+}
+
+/// Fails when `out` is the same file (device and inode, through any link
+/// or hard link) as one of `inputs` (`-`: stdin), naming both: writing the
+/// output would destroy that input. A missing output is no input.
+pub fn check_output_not_input(out: &Path, inputs: &[&Path]) -> Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if is_stdin(out) {
+            return Ok(());
+        }
+        let Ok(o) = fs::metadata(out) else {
+            return Ok(());
+        };
+        for input in inputs {
+            let meta = if is_stdin(input) {
+                stdin_metadata()
+            } else {
+                fs::metadata(input).ok()
+            };
+            if meta.is_some_and(|i| (i.dev(), i.ino()) == (o.dev(), o.ino())) {
+                bail!(
+                    "output '{}' is the input '{}' (the same file): writing \
+                     it would destroy the input; choose another output",
+                    out.display(),
+                    display(input)
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What stdin is (a file redirected with `<` can be an output too).
+#[cfg(unix)]
+fn stdin_metadata() -> Option<fs::Metadata> {
+    use std::os::fd::AsFd;
+    let fd = io::stdin().as_fd().try_clone_to_owned().ok()?;
+    File::from(fd).metadata().ok()
+}
+
+/// Whether `path` is this process's stdout (`/dev/stdout`, `/dev/fd/1`, or
+/// the file stdout is redirected to): written as stdout, never replaced.
+fn is_our_stdout(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        use std::os::unix::fs::MetadataExt;
+        let Ok(p) = fs::metadata(path) else {
+            return false;
+        };
+        let Ok(fd) = io::stdout().as_fd().try_clone_to_owned() else {
+            return false;
+        };
+        File::from(fd)
+            .metadata()
+            .is_ok_and(|s| (s.dev(), s.ino()) == (p.dev(), p.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
     }
 }
 
@@ -278,12 +520,15 @@ pub enum Output {
 }
 
 impl Output {
-    /// Stdout, or `path` written atomically.
+    /// Stdout (also for `-` and a path that is our stdout, such as
+    /// `/dev/stdout`), or `path` as an [`AtomicFile`].
     pub fn new(path: Option<&Path>) -> Result<Output> {
         Ok(match path {
-            Some(p) => Output::File(AtomicFile::create(p)?),
-            None => Output::Stdout(io::BufWriter::with_capacity(
-                1 << 20,
+            Some(p) if !is_stdin(p) && !is_our_stdout(p) => {
+                Output::File(AtomicFile::create(p)?)
+            }
+            _ => Output::Stdout(io::BufWriter::with_capacity(
+                OUT_BUF_LEN,
                 io::stdout(),
             )),
         })

@@ -20,7 +20,7 @@ use std::ops::AddAssign;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result, anyhow, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use memmap2::Mmap;
 use rayon::prelude::*;
@@ -41,11 +41,45 @@ const CHUNKS_PER_THREAD: usize = 4;
 /// How many line numbers of empty or invalid lines are reported.
 const REPORT_LEN: usize = 5;
 
+/// `-j` above this many threads per core is capped: the work is CPU-bound,
+/// and each thread holds a few chunk buffers.
+const MAX_THREADS_PER_CORE: usize = 4;
+
 pub fn run(args: FilterArgs) -> Result<()> {
     let start = Instant::now();
+    let paths = if args.inputs.is_empty() {
+        vec![PathBuf::from("-")]
+    } else {
+        args.inputs
+    };
+    if files::is_stdin(&args.rules) && paths.iter().any(|p| files::is_stdin(p))
+    {
+        bail!(
+            "the rules file and the URL list cannot both come from stdin \
+             (name the URL list as a FILE, or the rules file as RULES)"
+        );
+    }
+    // Before any work: an output that is an input would destroy it, and a
+    // missing output directory is better known now than after the run.
+    let mut read: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+    read.push(&args.rules);
+    if let Some(out) = &args.output {
+        files::check_output_not_input(out, &read)?;
+    }
+    let out = Output::new(args.output.as_deref())?;
+
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let max_threads = cores * MAX_THREADS_PER_CORE;
     let threads = match args.threads {
+        Some(n) if usize::from(n) > max_threads => {
+            diag!(
+                "robofilter: warning: -j {n} capped at {max_threads} threads \
+                 ({MAX_THREADS_PER_CORE} per core)"
+            );
+            max_threads
+        }
         Some(n) => usize::from(n),
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        None => cores,
     };
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -76,11 +110,6 @@ pub fn run(args: FilterArgs) -> Result<()> {
 
     // Open (and map) every input before writing anything, so that a bad
     // path fails the run before any output.
-    let paths = if args.inputs.is_empty() {
-        vec![PathBuf::from("-")]
-    } else {
-        args.inputs
-    };
     let inputs: Vec<Input> =
         paths.iter().map(|p| Input::open(p)).collect::<Result<_>>()?;
     let progress = progress_bar(&inputs);
@@ -94,7 +123,6 @@ pub fn run(args: FilterArgs) -> Result<()> {
         max_url_len: args.max_url_len,
     };
     let batch_len = threads * CHUNKS_PER_THREAD;
-    let out = Output::new(args.output.as_deref())?;
     let mut sink = Sink {
         out_name: out.describe(),
         out,
@@ -112,6 +140,10 @@ pub fn run(args: FilterArgs) -> Result<()> {
             Input::Map(map) => sink.process(&decider, &map, &mut file)?,
             Input::Empty => {}
             Input::Stream(r) => sink.stream(&decider, r, &mut file)?,
+            Input::Compressed => {
+                let r = Input::reopen_compressed(path)?;
+                sink.stream(&decider, r, &mut file)?
+            }
         }
     }
     let Sink { out, counts, bad, progress, .. } = sink;
@@ -134,7 +166,7 @@ fn progress_bar(inputs: &[Input]) -> Option<ProgressBar> {
         .map(|i| match i {
             Input::Map(m) => Some(m.len() as u64),
             Input::Empty => Some(0),
-            Input::Stream(_) => None,
+            Input::Stream(_) | Input::Compressed => None,
         })
         .sum();
     let bar = match known {
@@ -161,8 +193,12 @@ enum Input {
     Map(Mmap),
     /// An empty regular file.
     Empty,
-    /// Stdin, a pipe, or a decompressed file.
+    /// Stdin, or a pipe (decompressed if need be).
     Stream(Box<dyn Read>),
+    /// A gzip or zstd regular file, checked and closed: opened again when
+    /// its turn comes, so that many of them do not hold a descriptor each
+    /// (EMFILE).
+    Compressed,
 }
 
 impl Input {
@@ -183,10 +219,16 @@ impl Input {
                 if Compression::detect(&map).is_none() {
                     return Ok(Input::Map(map));
                 }
-                stream(Box::new(io::BufReader::new(file)))
+                Ok(Input::Compressed)
             }
             None => stream(Box::new(io::BufReader::new(file))),
         }
+    }
+
+    /// Opens an [`Input::Compressed`] file again, with its decoder.
+    fn reopen_compressed(path: &Path) -> Result<Box<dyn Read>> {
+        let (file, _) = files::open(path, "URL list")?;
+        decompress(Box::new(io::BufReader::new(file)), &files::display(path))
     }
 }
 
@@ -377,8 +419,14 @@ impl<'r, 'a> Decider<'r, 'a> {
     ) -> Result<(), String> {
         let index = c.counts.lines;
         c.counts.lines += 1;
-        let class = if len > self.max_url_len {
-            Line::Invalid(&buf[..len])
+        // A trailing `\r` is not part of the line's text (nor of its
+        // output), so it does not count toward --max-url-len.
+        let text_len = match buf[..len].last() {
+            Some(b'\r') => len - 1,
+            _ => len,
+        };
+        let class = if text_len > self.max_url_len {
+            Line::Invalid(&buf[..text_len])
         } else {
             classify_in(buf, len)
         };
@@ -394,7 +442,7 @@ impl<'r, 'a> Decider<'r, 'a> {
             bad @ (Line::Empty | Line::Invalid(_)) => {
                 let kind = match bad {
                     Line::Empty => BadKind::Empty,
-                    _ if len > self.max_url_len => BadKind::TooLong,
+                    _ if text_len > self.max_url_len => BadKind::TooLong,
                     _ => BadKind::NotUrl,
                 };
                 c.counts.empty += u64::from(kind == BadKind::Empty);
@@ -430,7 +478,9 @@ impl<'r, 'a> Decider<'r, 'a> {
         if !selected {
             return Ok(());
         }
-        if self.json {
+        if self.json && text_len > self.max_url_len {
+            self.write_too_long_json(&mut c.out);
+        } else if self.json {
             self.write_json(&mut c.out, outcome, text, target);
         } else {
             if self.emit == Emit::All {
@@ -445,6 +495,23 @@ impl<'r, 'a> Decider<'r, 'a> {
             c.out.push(b'\n');
         }
         Ok(())
+    }
+
+    /// A line over --max-url-len in JSON: `url` is null, from a mapped file
+    /// as from a stream (which passes such a line through in pieces and
+    /// never holds it whole).
+    fn write_too_long_json(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(
+            b"{\"url\":null,\"verdict\":\"invalid\",\"host\":null",
+        );
+        if self.explain {
+            out.extend_from_slice(b",\"reason\":");
+            let mut why = Vec::new();
+            write_why(&mut why, b"", None);
+            json_string(out, &why);
+            out.extend_from_slice(b",\"line\":null,\"pattern\":null");
+        }
+        out.extend_from_slice(b"}\n");
     }
 
     /// `{"url":...,"verdict":...,"host":...}` with, for `--explain`,
@@ -652,7 +719,8 @@ impl<W: Write + Send> Sink<W> {
                 }
                 // A line longer than --max-url-len: it is invalid whatever
                 // follows, so pass it through without holding it whole.
-                None if buf.len() > decider.max_url_len => {
+                // (More than one octet over: the last may be a `\r`.)
+                None if buf.len().saturating_sub(1) > decider.max_url_len => {
                     self.pass_long_line(decider, &mut r, &mut buf, file)?;
                     want = self.block_len;
                 }
@@ -678,11 +746,17 @@ impl<W: Write + Send> Sink<W> {
                 format!("cannot write output to {}", sink.out_name)
             })
         };
+        // The line's end as [`Decider::line`] writes it for a mapped file.
+        let mut end = Vec::new();
+        if decider.explain {
+            end.push(b'\t');
+            write_why(&mut end, b"", None);
+        }
+        end.push(b'\n');
         if all && decider.json {
-            write(
-                self,
-                b"{\"url\":null,\"verdict\":\"invalid\",\"host\":null}\n",
-            )?;
+            let mut json = Vec::new();
+            decider.write_too_long_json(&mut json);
+            write(self, &json)?;
         } else if all {
             write(self, b"invalid\t")?;
         }
@@ -692,15 +766,21 @@ impl<W: Write + Send> Sink<W> {
                     let text = &buf[..i];
                     let text = text.strip_suffix(b"\r").unwrap_or(text);
                     write(self, text)?;
-                    write(self, b"\n")?;
+                    write(self, &end)?;
                 }
                 buf.drain(..=i);
                 break;
             }
+            // A `\r` that ends the block may end the line: held back.
+            let piece = buf.strip_suffix(b"\r").unwrap_or(buf);
+            let carry = piece.len() < buf.len();
             if all && !decider.json {
-                write(self, buf)?;
+                write(self, piece)?;
             }
             buf.clear();
+            if carry {
+                buf.push(b'\r');
+            }
             let n = r
                 .by_ref()
                 .take(self.block_len as u64)
@@ -710,7 +790,7 @@ impl<W: Write + Send> Sink<W> {
                 })?;
             if n == 0 {
                 if all && !decider.json {
-                    write(self, b"\n")?;
+                    write(self, &end)?;
                 }
                 break;
             }
@@ -778,9 +858,13 @@ fn report(
             0 => String::new(),
             n => format!(", {n} longer than {max_url_len} octets"),
         };
-        eprintln!(
-            "robofilter: warning: {} lines are not URLs ({} empty{long}): {}",
-            c.invalid,
+        let are = if c.invalid == 1 {
+            "1 line is not a URL".to_string()
+        } else {
+            format!("{} lines are not URLs", c.invalid)
+        };
+        diag!(
+            "robofilter: warning: {are} ({} empty{long}): {}",
             c.empty,
             at.join(", ")
         );
@@ -790,12 +874,18 @@ fn report(
     let mut line = String::new();
     write!(
         line,
-        "robofilter: {} lines: {} allowed, {} disallowed, {} unknown, {} \
+        "robofilter: {} {}: {} allowed, {} disallowed, {} unknown, {} \
          invalid ({} empty) in {secs:.3} s ({rate:.1} M lines/s)",
-        c.lines, c.allowed, c.disallowed, c.unknown, c.invalid, c.empty
+        c.lines,
+        if c.lines == 1 { "line" } else { "lines" },
+        c.allowed,
+        c.disallowed,
+        c.unknown,
+        c.invalid,
+        c.empty
     )
     .expect("string");
-    eprintln!("{line}");
+    diag!("{line}");
 }
 
 #[cfg(test)]
