@@ -335,10 +335,9 @@ fn rules_rewritten_underneath_a_run_keep_their_verdicts() {
         block.push_str(&url(n));
         n += 1;
     }
-    stdin.write_all(block.as_bytes()).unwrap();
-    first_rx
-        .recv_timeout(Duration::from_secs(120))
-        .expect("no output from filter");
+    // A write error means the run died: its status says how, below.
+    let _ = stdin.write_all(block.as_bytes());
+    let started = first_rx.recv_timeout(Duration::from_secs(120));
     // Truncate and rewrite in place (same inode), as `cp` or a careless
     // writer would, with rules that allow everything.
     std::fs::write(dir.path.join("rules.bin"), &allow_all).unwrap();
@@ -347,7 +346,7 @@ fn rules_rewritten_underneath_a_run_keep_their_verdicts() {
         block.push_str(&url(n));
         n += 1;
     }
-    stdin.write_all(block.as_bytes()).unwrap();
+    let _ = stdin.write_all(block.as_bytes());
     drop(stdin);
     let status = child.wait().unwrap();
     let lines = reader.join().unwrap();
@@ -357,6 +356,7 @@ fn rules_rewritten_underneath_a_run_keep_their_verdicts() {
         &mut stderr,
     )
     .unwrap();
+    started.unwrap_or_else(|_| panic!("no output: {status}: {stderr}"));
     assert_eq!(status.code(), Some(0), "status {status}: {stderr}");
     assert_eq!(lines.len(), n, "{stderr}");
     let allowed =
