@@ -497,3 +497,33 @@ pub fn os_bytes(s: &std::ffi::OsStr) -> std::borrow::Cow<'_, [u8]> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whatever the size hint (too small, exact, too large), the whole
+    /// input is read, aligned, in reads of any size.
+    #[test]
+    fn aligned_read_keeps_every_byte() {
+        /// Hands out at most 1000 bytes per read.
+        struct Trickle<'a>(&'a [u8]);
+        impl Read for Trickle<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                let n = buf.len().min(self.0.len()).min(1000);
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let data: Vec<u8> = (0..300_000u32).map(|i| (i * 7) as u8).collect();
+        for len in [0, 1, 8, 65_535, 65_536, 65_537, 300_000] {
+            for hint in [0, len / 2, len, len + 1, 2 * len + 9] {
+                let got =
+                    Aligned::read_from(Trickle(&data[..len]), hint).unwrap();
+                assert_eq!(got.as_bytes(), &data[..len], "{len} {hint}");
+                assert_eq!(got.as_bytes().as_ptr() as usize % 8, 0);
+            }
+        }
+    }
+}
