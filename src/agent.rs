@@ -39,8 +39,7 @@ mod tests {
 
     #[test]
     fn product_tokens() {
-        for ok in ["Googlebot", "a", "My_Bot-", "-_"]
-        {
+        for ok in ["Googlebot", "a", "My_Bot-", "-_"] {
             assert!(check_product_token(ok).is_ok(), "{ok:?}");
         }
         let cases = [

@@ -17,6 +17,8 @@ mod conformance;
 #[cfg(feature = "compile")]
 mod differential;
 #[cfg(feature = "cli")]
+mod edges_input;
+#[cfg(feature = "cli")]
 mod edges_output;
 #[cfg(feature = "compile")]
 mod fuzz_replay;

@@ -99,7 +99,7 @@ fn single(
     start: Instant,
 ) -> Result<()> {
     let dialect = config.get_dialect();
-    let body = files::read(robots, "robots.txt")?;
+    let body = files::read_robots(robots)?;
     let bytes = files::compile(&body, config, robots)?;
     // Load what was compiled: a self-check, and the facts for the summary.
     let rules = files::load_rules(&bytes, output)

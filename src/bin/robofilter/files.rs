@@ -1,4 +1,5 @@
-//! Reading inputs (memory maps, stdin) and writing outputs atomically.
+//! Reading inputs (owned copies, memory maps, stdin) and writing outputs
+//! atomically.
 
 use std::fs::{self, File};
 use std::io::{self, Read, Write};
@@ -7,17 +8,16 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use memmap2::Mmap;
-use robofilter::{AlignedBytes, Compiler, Config, Dialect, Rules};
+use robofilter::{Bundle, Compiler, Config, Dialect, Rules};
 
 /// The first bytes of every rules file.
 const RULES_MAGIC: &[u8; 8] = b"ROBOFLTR";
 
-/// The bytes of a whole input, 8-byte aligned (as [`Rules::from_bytes`]
-/// requires): a memory map, or an aligned copy when the input cannot be
-/// mapped (stdin, pipes, empty files).
+/// The bytes of a whole input: a memory map, or an owned copy that starts
+/// at an 8-byte aligned address (as [`Rules::from_bytes`] requires).
 pub enum Bytes {
     Map(Mmap),
-    Owned(AlignedBytes),
+    Owned(Aligned),
 }
 
 impl Deref for Bytes {
@@ -28,6 +28,53 @@ impl Deref for Bytes {
             Bytes::Map(m) => m,
             Bytes::Owned(b) => b.as_bytes(),
         }
+    }
+}
+
+/// Owned bytes in a `u64` buffer, so that they start 8-byte aligned; read
+/// straight into it (one copy from the page cache, none after).
+#[derive(Default)]
+pub struct Aligned {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl Aligned {
+    pub fn as_bytes(&self) -> &[u8] {
+        &bytemuck::cast_slice::<u64, u8>(&self.words)[..self.len]
+    }
+
+    /// Reads `r` to its end; `hint` is the expected length (a file's size),
+    /// read in one go when right.
+    fn read_from(mut r: impl Read, hint: usize) -> io::Result<Aligned> {
+        let mut buf = Aligned::default();
+        // One spare byte, so that a file read in full is seen to end
+        // without growing the buffer.
+        let mut cap = hint.saturating_add(1).max(64 << 10);
+        loop {
+            if buf.len == buf.words.len() * 8 {
+                cap = cap.max(buf.len.saturating_mul(2));
+                buf.words.resize(cap.div_ceil(8), 0);
+            }
+            let free =
+                &mut bytemuck::cast_slice_mut::<u64, u8>(&mut buf.words)
+                    [buf.len..];
+            match r.read(free) {
+                Ok(0) => return Ok(buf),
+                Ok(n) => buf.len += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+impl From<&[u8]> for Aligned {
+    fn from(bytes: &[u8]) -> Aligned {
+        let mut words = vec![0u64; bytes.len().div_ceil(8)];
+        bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..bytes.len()]
+            .copy_from_slice(bytes);
+        Aligned { words, len: bytes.len() }
     }
 }
 
@@ -64,82 +111,182 @@ pub fn open(path: &Path, what: &str) -> Result<(File, Option<u64>)> {
 /// Memory-maps a regular file.
 pub fn map(file: &File, path: &Path, what: &str) -> Result<Mmap> {
     // SAFETY: a memory map is only sound while no one modifies or truncates
-    // the file; Rust cannot check that. robofilter maps only files it reads
-    // (rules files, robots.txt files and URL lists named on the command
-    // line) and documents in `--help` that they must not change during a
-    // run. `robofilter compile` and `filter -o` replace files by renaming a
-    // new one over them, which leaves an existing mapping intact. The
-    // loaded rules are validated in full by `Rules::from_bytes` before use.
+    // the file; Rust cannot check that, and a mapped file truncated
+    // underneath kills the process with SIGBUS. So rules files, bundles,
+    // robots.txt files and URL lists are never mapped (see [`read_owned`]);
+    // this maps only the manifests and WARC files that `compile` reads
+    // once, front to back, and `--help` says inputs must not change during
+    // a run.
     let map = unsafe { Mmap::map(file) };
     map.with_context(|| format!("cannot map {what} '{}'", path.display()))
 }
 
-/// Reads all of `path` (`-`: stdin), mapping it when it is a regular file.
+/// Reads all of `path` (`-`: stdin), mapping it when it is a regular file
+/// (for manifests and WARC files: see the risk at [`map`]).
 pub fn read(path: &Path, what: &str) -> Result<Bytes> {
     if is_stdin(path) {
-        return read_all(io::stdin().lock(), path, what);
+        return read_owned(path, what);
     }
     let (file, len) = open(path, what)?;
     match len {
         Some(len) if len > 0 => Ok(Bytes::Map(map(&file, path, what)?)),
-        _ => read_all(file, path, what),
+        _ => read_all(file, 0, path, what),
     }
 }
 
-fn read_all(mut r: impl Read, path: &Path, what: &str) -> Result<Bytes> {
-    let mut buf = Vec::new();
-    r.read_to_end(&mut buf)
-        .with_context(|| format!("cannot read {what} '{}'", display(path)))?;
-    Ok(Bytes::Owned(AlignedBytes::from(&buf[..])))
+/// Reads all of `path` (`-`: stdin) into memory. Rules files and bundles
+/// are read so: they are checked when loaded, and a copy cannot change
+/// (or vanish, raising SIGBUS) underneath the run as a mapped file can, so
+/// verdicts always come from the rules as checked. The cost is one copy at
+/// load time (see BENCHMARKS.md).
+pub fn read_owned(path: &Path, what: &str) -> Result<Bytes> {
+    if is_stdin(path) {
+        return read_all(io::stdin().lock(), 0, path, what);
+    }
+    let (file, len) = open(path, what)?;
+    let hint = len.map_or(0, |n| usize::try_from(n).unwrap_or(usize::MAX));
+    read_all(file, hint, path, what)
 }
 
-/// Whether `bytes` start like a rules file.
-pub fn is_rules_file(bytes: &[u8]) -> bool {
-    bytes.starts_with(RULES_MAGIC)
+fn read_all(
+    r: impl Read,
+    hint: usize,
+    path: &Path,
+    what: &str,
+) -> Result<Bytes> {
+    let bytes = Aligned::read_from(r, hint)
+        .with_context(|| format!("cannot read {what} '{}'", display(path)))?;
+    Ok(Bytes::Owned(bytes))
+}
+
+/// What a file holds, told by its first bytes (the magic of a rules file or
+/// a bundle; anything else is taken for a robots.txt).
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub enum Kind {
+    Rules,
+    Bundle,
+    RobotsTxt,
+}
+
+impl Kind {
+    pub fn of(bytes: &[u8]) -> Kind {
+        if bytes.starts_with(RULES_MAGIC) {
+            Kind::Rules
+        } else if Bundle::is_bundle(bytes) {
+            Kind::Bundle
+        } else {
+            Kind::RobotsTxt
+        }
+    }
 }
 
 /// Loads a rules file's bytes, naming the file in errors.
 pub fn load_rules<'a>(bytes: &'a [u8], path: &Path) -> Result<Rules<'a>> {
-    if !is_rules_file(bytes) {
-        bail!(
+    match Kind::of(bytes) {
+        Kind::Rules => Rules::from_bytes(bytes).with_context(|| {
+            format!("rules file '{}' is damaged or unusable", display(path))
+        }),
+        Kind::Bundle => bail!(
+            "'{}' is a bundle, not a single rules file (use it with \
+             `robofilter filter`, `check`, `explain` or `inspect`)",
+            display(path)
+        ),
+        Kind::RobotsTxt => bail!(
             "'{}' is not a rules file (to use a robots.txt, compile it \
              first with `robofilter compile ROBOTS_TXT -o RULES`)",
             display(path)
-        );
+        ),
     }
-    Rules::from_bytes(bytes)
-        .with_context(|| format!("rules file '{}'", display(path)))
+}
+
+/// Loads a bundle's bytes, naming the file in errors.
+pub fn load_bundle<'a>(bytes: &'a [u8], path: &Path) -> Result<Bundle<'a>> {
+    Bundle::from_bytes(bytes).with_context(|| {
+        format!("bundle '{}' is damaged or unusable", display(path))
+    })
+}
+
+/// A loaded rules file or bundle.
+pub enum Compiled<'a> {
+    Rules(Rules<'a>),
+    Bundle(Bundle<'a>),
+}
+
+impl<'a> Compiled<'a> {
+    /// Loads `bytes`, a rules file or a bundle (by its magic).
+    pub fn load(bytes: &'a [u8], path: &Path) -> Result<Compiled<'a>> {
+        Ok(match Kind::of(bytes) {
+            Kind::Bundle => Compiled::Bundle(load_bundle(bytes, path)?),
+            _ => Compiled::Rules(load_rules(bytes, path)?),
+        })
+    }
+
+    pub fn dialect(&self) -> Dialect {
+        match self {
+            Compiled::Rules(r) => r.dialect(),
+            Compiled::Bundle(b) => b.dialect(),
+        }
+    }
+}
+
+/// Reads a robots.txt (`-`: stdin), refusing a rules file or a bundle,
+/// which would otherwise parse as a robots.txt with no groups.
+pub fn read_robots(path: &Path) -> Result<Bytes> {
+    let bytes = read_owned(path, "robots.txt")?;
+    refuse_compiled(&bytes, path)?;
+    Ok(bytes)
+}
+
+/// Fails if `bytes` are a rules file or a bundle rather than a robots.txt.
+fn refuse_compiled(bytes: &[u8], path: &Path) -> Result<()> {
+    let what = match Kind::of(bytes) {
+        Kind::RobotsTxt => return Ok(()),
+        Kind::Rules => "compiled rules file",
+        Kind::Bundle => "compiled bundle",
+    };
+    bail!(
+        "'{}' is a {what}, not a robots.txt; give the robots.txt it was \
+         compiled from, or use the {what} with `robofilter filter`, \
+         `check`, `explain` or `inspect`",
+        display(path)
+    )
 }
 
 /// Compiles a robots.txt in memory into aligned rules-file bytes.
 pub fn compile(body: &[u8], config: Config, path: &Path) -> Result<Bytes> {
+    refuse_compiled(body, path)?;
     let bytes =
         Compiler::with_config(config).compile(body).with_context(|| {
             format!("cannot compile robots.txt '{}'", display(path))
         })?;
-    Ok(Bytes::Owned(AlignedBytes::from(&bytes[..])))
+    Ok(Bytes::Owned(Aligned::from(&bytes[..])))
 }
 
-/// Reads a rules file, or a robots.txt (told apart by the magic bytes)
-/// and compiles it in memory with `config` and `dialect`. A rules file
-/// keeps its own dialect; `dialect`, if given, must be that one.
+/// Reads a rules file or a bundle, or a robots.txt (told apart by the
+/// magic bytes) and compiles it in memory with `config` and `dialect`. A
+/// rules file or bundle keeps its own dialect; `dialect`, if given, must
+/// be that one. Load the result with [`Compiled::load`].
 pub fn rules_or_robots(
     path: &Path,
     dialect: Option<Dialect>,
     config: Config,
 ) -> Result<Bytes> {
-    let bytes = read(path, "robots.txt or rules file")?;
-    if !is_rules_file(&bytes) {
-        let config = config.dialect(dialect.unwrap_or_default());
-        return compile(&bytes, config, path);
-    }
+    let bytes = read_owned(path, "robots.txt, rules file or bundle")?;
+    let what = match Kind::of(&bytes) {
+        Kind::RobotsTxt => {
+            let config = config.dialect(dialect.unwrap_or_default());
+            return compile(&bytes, config, path);
+        }
+        Kind::Rules => "rules file",
+        Kind::Bundle => "bundle",
+    };
     if let Some(want) = dialect {
-        let have = load_rules(&bytes, path)?.dialect();
+        let have = Compiled::load(&bytes, path)?.dialect();
         if have != want {
             bail!(
-                "rules file '{}' was compiled with the {have} dialect, not \
-                 {want} (omit --dialect, or compile the robots.txt again \
-                 with --dialect {want})",
+                "{what} '{}' was compiled with the {have} dialect, not \
+                 {want} (omit --dialect, or compile again with \
+                 --dialect {want})",
                 display(path)
             );
         }
@@ -591,6 +738,36 @@ pub fn os_bytes(s: &std::ffi::OsStr) -> std::borrow::Cow<'_, [u8]> {
             }
             std::borrow::Cow::Owned(s) => {
                 std::borrow::Cow::Owned(s.into_bytes())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whatever the size hint (too small, exact, too large), the whole
+    /// input is read, aligned, in reads of any size.
+    #[test]
+    fn aligned_read_keeps_every_byte() {
+        /// Hands out at most 1000 bytes per read.
+        struct Trickle<'a>(&'a [u8]);
+        impl Read for Trickle<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                let n = buf.len().min(self.0.len()).min(1000);
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let data: Vec<u8> = (0..300_000u32).map(|i| (i * 7) as u8).collect();
+        for len in [0, 1, 8, 65_535, 65_536, 65_537, 300_000] {
+            for hint in [0, len / 2, len, len + 1, 2 * len + 9] {
+                let got =
+                    Aligned::read_from(Trickle(&data[..len]), hint).unwrap();
+                assert_eq!(got.as_bytes(), &data[..len], "{len} {hint}");
+                assert_eq!(got.as_bytes().as_ptr() as usize % 8, 0);
             }
         }
     }

@@ -5,15 +5,16 @@
 //! chunks (a few per thread) is decided in parallel, each chunk into its own
 //! buffer, and the buffers are then written in input order. Output order is
 //! therefore input order for any thread count, and memory stays bounded by
-//! one batch: plain regular files are memory-mapped; stdin, pipes and
-//! gzip/zstd inputs are read one batch-sized block at a time (a block ends at
-//! its last newline; the rest is carried into the next block).
+//! one batch: every input (file, stdin, pipe, gzip/zstd) is read one
+//! batch-sized block at a time (a block ends at its last newline; the rest
+//! is carried into the next block). The rules are read into memory whole.
 //!
 //! With a bundle, each URL's authority selects its host's rules. A worker
 //! remembers the last host it looked up, so runs of URLs of one host cost
 //! one comparison each; each member rules file is checked and its matcher
 //! built the first time a URL of one of its hosts appears.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::io::{self, BufRead, IsTerminal, Read, Write};
 use std::ops::AddAssign;
@@ -22,15 +23,15 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow, bail};
 use indicatif::{ProgressBar, ProgressStyle};
-use memmap2::Mmap;
 use rayon::prelude::*;
 use robofilter::{
-    Bundle, HostCache, MatchPath, Members, Outcome, Reason, Target,
-    UrlChecker, write_why,
+    HostCache, MatchPath, Members, Outcome, Reason, Target, UrlChecker,
+    write_why,
 };
 
 use crate::args::{Emit, FilterArgs};
-use crate::files::{self, Output};
+use crate::explain::escape_tail;
+use crate::files::{self, Compiled, Output};
 
 /// The target chunk length; a chunk extends to the end of its last line.
 const CHUNK_LEN: usize = 1 << 20;
@@ -86,16 +87,13 @@ pub fn run(args: FilterArgs) -> Result<()> {
         .build_global()
         .context("cannot start the worker threads")?;
 
-    let bytes = files::read(&args.rules, "rules file")?;
+    let bytes = files::read_owned(&args.rules, "rules file or bundle")?;
     let rules_name = files::display(&args.rules);
     // A single rules file applies to every URL; a bundle has per-host
     // rules. Both are loaded here, so that the scope can borrow them.
-    let (single, bundle) = if Bundle::is_bundle(&bytes) {
-        let bundle = Bundle::from_bytes(&bytes)
-            .with_context(|| format!("bundle '{rules_name}'"))?;
-        (None, Some(bundle))
-    } else {
-        (Some(files::load_rules(&bytes, &args.rules)?), None)
+    let (single, bundle) = match Compiled::load(&bytes, &args.rules)? {
+        Compiled::Bundle(bundle) => (None, Some(bundle)),
+        Compiled::Rules(rules) => (Some(rules), None),
     };
     let members = bundle.as_ref().map(Members::new);
     let checker = match (&single, &bundle, &members) {
@@ -108,7 +106,7 @@ pub fn run(args: FilterArgs) -> Result<()> {
         _ => unreachable!("one of them is loaded"),
     };
 
-    // Open (and map) every input before writing anything, so that a bad
+    // Open every input before writing anything, so that a bad
     // path fails the run before any output.
     let inputs: Vec<Input> =
         paths.iter().map(|p| Input::open(p)).collect::<Result<_>>()?;
@@ -136,15 +134,8 @@ pub fn run(args: FilterArgs) -> Result<()> {
     for (path, input) in paths.iter().zip(inputs) {
         let name = files::display(path);
         let mut file = FileState { name: &name, line_base: 0 };
-        match input {
-            Input::Map(map) => sink.process(&decider, &map, &mut file)?,
-            Input::Empty => {}
-            Input::Stream(r) => sink.stream(&decider, r, &mut file)?,
-            Input::Compressed => {
-                let r = Input::reopen_compressed(path)?;
-                sink.stream(&decider, r, &mut file)?
-            }
-        }
+        let reader = input.into_reader(path)?;
+        sink.stream(&decider, reader, &mut file)?;
     }
     let Sink { out, counts, bad, progress, .. } = sink;
     out.finish()?;
@@ -161,14 +152,7 @@ fn progress_bar(inputs: &[Input]) -> Option<ProgressBar> {
     if !io::stderr().is_terminal() {
         return None;
     }
-    let known: Option<u64> = inputs
-        .iter()
-        .map(|i| match i {
-            Input::Map(m) => Some(m.len() as u64),
-            Input::Empty => Some(0),
-            Input::Stream(_) | Input::Compressed => None,
-        })
-        .sum();
+    let known: Option<u64> = inputs.iter().map(Input::len).sum();
     let bar = match known {
         Some(len) => ProgressBar::new(len).with_style(
             ProgressStyle::with_template(
@@ -187,48 +171,60 @@ fn progress_bar(inputs: &[Input]) -> Option<ProgressBar> {
     Some(bar)
 }
 
-/// One opened input.
+/// One input, checked before any output. Plain files are read rather
+/// than memory-mapped: a mapped file truncated underneath the run raises
+/// SIGBUS, and reading costs no more CPU here (see BENCHMARKS.md). Regular
+/// files are closed after the check and opened again when their turn
+/// comes, so that many inputs do not each hold a descriptor (EMFILE).
 enum Input {
-    /// A plain regular file, mapped.
-    Map(Mmap),
-    /// An empty regular file.
-    Empty,
-    /// Stdin, or a pipe (decompressed if need be).
+    /// Stdin, a pipe or a FIFO (decompressed if need be), kept open.
     Stream(Box<dyn Read>),
-    /// A gzip or zstd regular file, checked and closed: opened again when
-    /// its turn comes, so that many of them do not hold a descriptor each
-    /// (EMFILE).
-    Compressed,
+    /// A regular file; its length if it is plain (for the progress bar).
+    File { plain_len: Option<u64> },
 }
 
 impl Input {
     fn open(path: &Path) -> Result<Input> {
         const WHAT: &str = "URL list";
         let name = files::display(path);
-        let stream = |r: Box<dyn BufRead>| -> Result<Input> {
-            Ok(Input::Stream(decompress(r, &name)?))
-        };
         if files::is_stdin(path) {
-            return stream(Box::new(io::BufReader::new(io::stdin())));
+            let stdin = Box::new(io::BufReader::new(io::stdin()));
+            return Ok(Input::Stream(decompress(stdin, &name)?));
         }
         let (file, len) = files::open(path, WHAT)?;
-        match len {
-            Some(0) => Ok(Input::Empty),
-            Some(_) => {
-                let map = files::map(&file, path, WHAT)?;
-                if Compression::detect(&map).is_none() {
-                    return Ok(Input::Map(map));
-                }
-                Ok(Input::Compressed)
-            }
-            None => stream(Box::new(io::BufReader::new(file))),
+        if len.is_none() {
+            let stream = Box::new(io::BufReader::new(file));
+            return Ok(Input::Stream(decompress(stream, &name)?));
+        }
+        if len == Some(0) {
+            return Ok(Input::File { plain_len: len });
+        }
+        let mut reader = io::BufReader::new(file);
+        let head = reader
+            .fill_buf()
+            .with_context(|| format!("cannot read URL list '{name}'"))?;
+        let plain = Compression::detect(head).is_none();
+        Ok(Input::File { plain_len: len.filter(|_| plain) })
+    }
+
+    /// The length of a plain regular file.
+    fn len(&self) -> Option<u64> {
+        match self {
+            Input::Stream(_) => None,
+            Input::File { plain_len } => *plain_len,
         }
     }
 
-    /// Opens an [`Input::Compressed`] file again, with its decoder.
-    fn reopen_compressed(path: &Path) -> Result<Box<dyn Read>> {
-        let (file, _) = files::open(path, "URL list")?;
-        decompress(Box::new(io::BufReader::new(file)), &files::display(path))
+    /// The input's octets, decompressed: a regular file is opened again.
+    fn into_reader(self, path: &Path) -> Result<Box<dyn Read>> {
+        match self {
+            Input::Stream(r) => Ok(r),
+            Input::File { .. } => {
+                let (file, _) = files::open(path, "URL list")?;
+                let reader = Box::new(io::BufReader::new(file));
+                decompress(reader, &files::display(path))
+            }
+        }
     }
 }
 
@@ -490,28 +486,24 @@ impl<'r, 'a> Decider<'r, 'a> {
             c.out.extend_from_slice(text);
             if self.explain {
                 c.out.push(b'\t');
+                let from = c.out.len();
                 write_why(&mut c.out, text, target);
+                escape_tail(&mut c.out, from);
             }
             c.out.push(b'\n');
         }
         Ok(())
     }
 
-    /// A line over --max-url-len in JSON: `url` is null, from a mapped file
-    /// as from a stream (which passes such a line through in pieces and
-    /// never holds it whole).
+    /// A line over --max-url-len in JSON: `url` is null, whether the line
+    /// was read whole or passed through in pieces (a stream never holds
+    /// it whole).
     fn write_too_long_json(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(
-            b"{\"url\":null,\"verdict\":\"invalid\",\"host\":null",
-        );
+        let mut line = JsonLine::new(None, Outcome::Invalid);
         if self.explain {
-            out.extend_from_slice(b",\"reason\":");
-            let mut why = Vec::new();
-            write_why(&mut why, b"", None);
-            json_string(out, &why);
-            out.extend_from_slice(b",\"line\":null,\"pattern\":null");
+            line.explain(b"not a URL", None);
         }
-        out.extend_from_slice(b"}\n");
+        line.write(out);
     }
 
     /// `{"url":...,"verdict":...,"host":...}` with, for `--explain`,
@@ -523,81 +515,82 @@ impl<'r, 'a> Decider<'r, 'a> {
         text: &[u8],
         target: Option<Target<'_, '_, '_>>,
     ) {
-        out.push(b'{');
-        json_bytes_field(out, "url", text);
-        write!(Json(out), ",\"verdict\":\"{}\"", outcome.as_str())
-            .expect("vec");
-        out.extend_from_slice(b",\"host\":");
         let mut host = Vec::new();
-        if target.is_some() && robofilter::url_authority(text, &mut host) {
-            json_string(out, &host);
-        } else {
-            out.extend_from_slice(b"null");
-        }
+        let has_host =
+            target.is_some() && robofilter::url_authority(text, &mut host);
+        let mut line = JsonLine::new(Some(text), outcome);
+        line.host = has_host.then(|| String::from_utf8_lossy(&host));
+        let mut why = Vec::new();
         if self.explain {
-            out.extend_from_slice(b",\"reason\":");
-            let mut why = Vec::new();
             let reason = write_why(&mut why, text, target);
-            json_string(out, &why);
             let rule = match reason {
                 Some(Reason::Rule(r) | Reason::IndexHtml(r)) => Some(r),
                 _ => None,
             };
-            match rule {
-                Some(r) => {
-                    write!(Json(out), ",\"line\":{},\"pattern\":", r.line())
-                        .expect("vec");
-                    json_string(out, r.pattern());
-                }
-                None => {
-                    out.extend_from_slice(b",\"line\":null,\"pattern\":null")
-                }
-            }
+            line.explain(&why, rule.map(|r| (r.line(), r.pattern())));
         }
-        out.extend_from_slice(b"}\n");
+        line.write(out);
     }
 }
 
-/// `fmt::Write` into a byte vector.
-struct Json<'v>(&'v mut Vec<u8>);
-
-impl std::fmt::Write for Json<'_> {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        self.0.extend_from_slice(s.as_bytes());
-        Ok(())
-    }
+/// One line of `--json` output. Fields are written in this order; the
+/// `Option<Option<_>>` ones are left out when `None` and `null` when
+/// `Some(None)`.
+#[derive(serde::Serialize)]
+struct JsonLine<'t> {
+    /// The line, if it is UTF-8 (`null`: a line not kept whole).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    url: Option<Option<&'t str>>,
+    /// The line in base64, if it is not UTF-8 (JSON strings cannot carry
+    /// arbitrary octets; the bytes stay exact).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    url_base64: Option<String>,
+    verdict: &'static str,
+    host: Option<Cow<'t, str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<Cow<'t, str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<Option<u32>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pattern: Option<Option<Cow<'t, str>>>,
 }
 
-/// `"name":"text"` if `text` is UTF-8, else `"name_base64":"..."` (JSON
-/// strings cannot carry arbitrary octets; the bytes stay exact).
-fn json_bytes_field(out: &mut Vec<u8>, name: &str, text: &[u8]) {
-    use base64::Engine as _;
-    if std::str::from_utf8(text).is_ok() {
-        write!(Json(out), "\"{name}\":").expect("vec");
-        json_string(out, text);
-    } else {
-        let b64 = base64::engine::general_purpose::STANDARD.encode(text);
-        write!(Json(out), "\"{name}_base64\":\"{b64}\"").expect("vec");
-    }
-}
-
-/// A JSON string of UTF-8 `s` (invalid octets become U+FFFD).
-fn json_string(out: &mut Vec<u8>, s: &[u8]) {
-    out.push(b'"');
-    for ch in String::from_utf8_lossy(s).chars() {
-        match ch {
-            '"' => out.extend_from_slice(b"\\\""),
-            '\\' => out.extend_from_slice(b"\\\\"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                write!(Json(out), "\\u{:04x}", c as u32).expect("vec")
+impl<'t> JsonLine<'t> {
+    /// The line `text` (`None`: not kept) with its outcome.
+    fn new(text: Option<&'t [u8]>, outcome: Outcome) -> JsonLine<'t> {
+        use base64::Engine as _;
+        let (url, url_base64) = match text.map(std::str::from_utf8) {
+            None => (Some(None), None),
+            Some(Ok(url)) => (Some(Some(url)), None),
+            Some(Err(_)) => {
+                let b64 = base64::engine::general_purpose::STANDARD;
+                (None, text.map(|t| b64.encode(t)))
             }
-            c => {
-                let mut buf = [0; 4];
-                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-            }
+        };
+        JsonLine {
+            url,
+            url_base64,
+            verdict: outcome.as_str(),
+            host: None,
+            reason: None,
+            line: None,
+            pattern: None,
         }
     }
-    out.push(b'"');
+
+    /// Adds the `--explain` fields: the reason in words and the deciding
+    /// rule's line and pattern, if a rule decided.
+    fn explain(&mut self, why: &'t [u8], rule: Option<(u32, &'t [u8])>) {
+        self.reason = Some(String::from_utf8_lossy(why));
+        self.line = Some(rule.map(|r| r.0));
+        self.pattern = Some(rule.map(|r| String::from_utf8_lossy(r.1)));
+    }
+
+    /// Appends the object and a newline to `out`.
+    fn write(&self, out: &mut Vec<u8>) {
+        serde_json::to_writer(&mut *out, self).expect("a Vec takes any JSON");
+        out.push(b'\n');
+    }
 }
 
 /// The input being read: its name and the lines already read.
@@ -1032,12 +1025,33 @@ mod tests {
 
     #[test]
     fn json_strings_are_escaped_and_bytes_kept() {
-        let mut out = Vec::new();
-        json_string(&mut out, b"a\"b\\c\td\x7f\xe3\x83\x84");
-        assert_eq!(out, b"\"a\\\"b\\\\c\\u0009d\\u007f\xe3\x83\x84\"");
-        out.clear();
-        json_bytes_field(&mut out, "url", b"http://x/\xff");
-        assert_eq!(out, b"\"url_base64\":\"aHR0cDovL3gv/w==\"");
+        let json = |line: JsonLine<'_>| {
+            let mut out = Vec::new();
+            line.write(&mut out);
+            String::from_utf8(out).unwrap()
+        };
+        let text = b"a\"b\\c\td\x7f\xe3\x83\x84";
+        assert_eq!(
+            json(JsonLine::new(Some(text), Outcome::Invalid)),
+            "{\"url\":\"a\\\"b\\\\c\\td\x7f\u{30c4}\",\"verdict\":\"invalid\",\
+             \"host\":null}\n"
+        );
+        let mut line = JsonLine::new(Some(b"http://x/\xff"), Outcome::Allow);
+        line.host = Some(Cow::Borrowed("x"));
+        line.explain(b"line 2: Allow: /", Some((2, b"/")));
+        assert_eq!(
+            json(line),
+            "{\"url_base64\":\"aHR0cDovL3gv/w==\",\"verdict\":\"allow\",\
+             \"host\":\"x\",\"reason\":\"line 2: Allow: /\",\"line\":2,\
+             \"pattern\":\"/\"}\n"
+        );
+        let mut line = JsonLine::new(None, Outcome::Invalid);
+        line.explain(b"not a URL", None);
+        assert_eq!(
+            json(line),
+            "{\"url\":null,\"verdict\":\"invalid\",\"host\":null,\
+             \"reason\":\"not a URL\",\"line\":null,\"pattern\":null}\n"
+        );
     }
 
     #[test]

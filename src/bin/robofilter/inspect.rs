@@ -4,26 +4,27 @@ use std::io::Write;
 
 use anyhow::{Context, Result, bail};
 use robofilter::{
-    AgentInfo, AlignedBytes, Bundle, Compiler, Config, Dialect, EngineKind,
+    AgentInfo, AlignedBytes, Compiler, Config, Dialect, EngineKind,
     GroupSource, HostRules, Rules,
 };
 
 use crate::args::InspectArgs;
-use crate::files::{self, Output};
+use crate::files::{self, Kind, Output};
 
 pub fn run(args: InspectArgs) -> Result<()> {
     let path = &args.file;
     let want: Option<Dialect> = args.dialect.map(Into::into);
-    let bytes = files::read(path, "robots.txt or rules file")?;
+    let bytes = files::read_owned(path, "robots.txt, rules file or bundle")?;
     let mut out = Output::new(None)?;
-    if Bundle::is_bundle(&bytes) {
+    let kind = Kind::of(&bytes);
+    if kind == Kind::Bundle {
         inspect_bundle(&mut out, &bytes, path, args.host.as_deref())?;
     } else if args.host.is_some() {
         bail!(
             "--host applies to bundles; '{}' is not one",
             files::display(path)
         );
-    } else if files::is_rules_file(&bytes) {
+    } else if kind == Kind::Rules {
         let rules = files::load_rules(&bytes, path)?;
         if let Some(want) = want.filter(|&w| w != rules.dialect()) {
             bail!(
@@ -123,7 +124,7 @@ fn print_rules(out: &mut Output, rules: &Rules<'_>) -> Result<()> {
 
     writeln!(out, "sitemaps: {}", rules.sitemaps().count())?;
     for s in rules.sitemaps() {
-        writeln!(out, "sitemap: line {}: {}", s.line(), lossy(s.text()))?;
+        writeln!(out, "sitemap: line {}: {}", s.line(), escaped(s.text()))?;
     }
 
     writeln!(out, "crawl-delays: {}", rules.crawl_delays().count())?;
@@ -131,21 +132,23 @@ fn print_rules(out: &mut Output, rules: &Rules<'_>) -> Result<()> {
         let agents = if d.agents().is_empty() {
             "no group".to_string()
         } else {
-            format!("group of {}", lossy(d.agents()))
+            format!("group of {}", escaped(d.agents()))
         };
         writeln!(
             out,
             "crawl-delay: line {}: {} ({agents})",
             d.line(),
-            lossy(d.text())
+            escaped(d.text())
         )?;
     }
 
     writeln!(out, "diagnostics: {}", rules.diagnostics().count())?;
     for d in rules.diagnostics() {
         match d.line() {
-            0 => writeln!(out, "diagnostic: whole file: {}", lossy(d.text()))?,
-            n => writeln!(out, "diagnostic: line {n}: {}", lossy(d.text()))?,
+            0 => {
+                writeln!(out, "diagnostic: whole file: {}", escaped(d.text()))?
+            }
+            n => writeln!(out, "diagnostic: line {n}: {}", escaped(d.text()))?,
         }
     }
     Ok(())
@@ -162,12 +165,13 @@ fn print_agent(out: &mut Output, a: &AgentInfo<'_>) -> Result<()> {
         GroupSource::Global => ", the * group",
         GroupSource::None => "",
     };
-    writeln!(out, "agent {}{fallback}: {group}{source}", lossy(a.name()))?;
+    writeln!(out, "agent {}{fallback}: {group}{source}", escaped(a.name()))?;
     Ok(())
 }
 
-fn lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
-    String::from_utf8_lossy(bytes)
+/// Text from a robots.txt or a bundle, escaped for the terminal.
+fn escaped(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    crate::explain::escape(bytes)
 }
 
 /// A bundle: its hosts, one per line (`host: NAME<TAB>STATUS<TAB>HOW`), or
@@ -179,8 +183,7 @@ fn inspect_bundle(
     host: Option<&str>,
 ) -> Result<()> {
     let name = files::display(path);
-    let bundle = Bundle::from_bytes(bytes)
-        .with_context(|| format!("bundle '{name}'"))?;
+    let bundle = files::load_bundle(bytes, path)?;
     writeln!(out, "file: {name}")?;
     writeln!(
         out,
@@ -217,9 +220,7 @@ fn inspect_bundle(
         };
     }
     for h in bundle.hosts() {
-        out.write_all(b"host: ")?;
-        out.write_all(h.name())?;
-        write!(out, "\tfetch {}\t", h.status())?;
+        write!(out, "host: {}\tfetch {}\t", escaped(h.name()), h.status())?;
         match h.rules() {
             HostRules::Member(m) => {
                 writeln!(out, "member {m} ({} bytes)", bundle.member_size(m))?

@@ -1,0 +1,419 @@
+//! Process-level tests of input edges (issue 11, items 3, 5 and 13):
+//! compiled files told by their magic, rules changed underneath a run, and
+//! robots.txt text escaped in human and TSV output.
+//!
+//! The small `Dir`/`Run` helpers mirror those of `tests/cli.rs` (kept
+//! private there).
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// A fresh directory under the system temp dir, removed on drop.
+struct Dir {
+    path: PathBuf,
+}
+
+impl Dir {
+    fn new(name: &str) -> Dir {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!(
+            "robofilter-edges-in-{name}-{}-{n}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap();
+        Dir { path }
+    }
+
+    fn write(&self, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.path.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    fn read(&self, name: &str) -> Vec<u8> {
+        std::fs::read(self.path.join(name)).unwrap()
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_robofilter"));
+        cmd.current_dir(&self.path).args(args);
+        cmd
+    }
+
+    fn run_with(&self, args: &[&str], stdin: &[u8]) -> Run {
+        let mut child = self
+            .command(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut input = child.stdin.take().unwrap();
+        let stdin = stdin.to_vec();
+        let feeder = std::thread::spawn(move || {
+            let _ = input.write_all(&stdin);
+        });
+        let out = child.wait_with_output().unwrap();
+        feeder.join().unwrap();
+        Run {
+            args: args.join(" "),
+            code: out.status.code(),
+            stdout: out.stdout,
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    fn run(&self, args: &[&str]) -> Run {
+        self.run_with(args, b"")
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+struct Run {
+    args: String,
+    code: Option<i32>,
+    stdout: Vec<u8>,
+    stderr: String,
+}
+
+impl Run {
+    fn ok(&self) -> String {
+        assert_eq!(
+            self.code,
+            Some(0),
+            "robofilter {} failed:\n{}",
+            self.args,
+            self.stderr
+        );
+        String::from_utf8(self.stdout.clone()).unwrap()
+    }
+
+    /// Asserts exit status 2, nothing on stdout, and an error message
+    /// containing every one of `needles`.
+    fn fails(&self, needles: &[&str]) {
+        assert_eq!(
+            self.code,
+            Some(2),
+            "robofilter {}: expected status 2, stdout:\n{}\nstderr:\n{}",
+            self.args,
+            String::from_utf8_lossy(&self.stdout),
+            self.stderr
+        );
+        assert!(self.stderr.starts_with("robofilter: "), "{}", self.stderr);
+        assert!(
+            self.stdout.is_empty(),
+            "robofilter {}: output despite the error",
+            self.args
+        );
+        for needle in needles {
+            assert!(
+                self.stderr.contains(needle),
+                "robofilter {}: {needle:?} not in stderr:\n{}",
+                self.args,
+                self.stderr
+            );
+        }
+    }
+}
+
+const ROBOTS_A: &str = "User-agent: *\nDisallow: /private\n";
+const ROBOTS_B: &str = "User-agent: *\nDisallow: /\nAllow: /open\n";
+
+/// A directory with `robots.txt` (a.example's), its rules file
+/// `rules.bin`, and `bundle.bin` of hosts a.example and b.example.
+fn compiled_dir(name: &str) -> Dir {
+    let dir = Dir::new(name);
+    dir.write("robots.txt", ROBOTS_A);
+    dir.run(&["compile", "robots.txt", "-o", "rules.bin"]).ok();
+    std::fs::create_dir(dir.path.join("hosts")).unwrap();
+    dir.write("hosts/a.example.txt", ROBOTS_A);
+    dir.write("hosts/b.example.txt", ROBOTS_B);
+    dir.run(&["compile", "--hosts", "hosts", "-o", "bundle.bin"]).ok();
+    assert!(dir.read("rules.bin").starts_with(b"ROBOFLTR"));
+    assert!(dir.read("bundle.bin").starts_with(b"ROBOBNDL"));
+    dir
+}
+
+#[test]
+fn compile_refuses_rules_files_and_bundles_as_robots_txt() {
+    let dir = compiled_dir("compile-refuses");
+    for (file, what) in [
+        ("rules.bin", "compiled rules file"),
+        ("bundle.bin", "compiled bundle"),
+    ] {
+        dir.run(&["compile", file, "-o", "out.bin"])
+            .fails(&[&format!("'{file}' is a {what}, not a robots.txt")]);
+        assert!(!dir.path.join("out.bin").exists(), "{file}: output written");
+        // From stdin too.
+        dir.run_with(&["compile", "-", "-o", "out.bin"], &dir.read(file))
+            .fails(&[&format!("'<stdin>' is a {what}, not a robots.txt")]);
+    }
+}
+
+#[test]
+fn check_and_explain_use_rules_files_and_bundles() {
+    let dir = compiled_dir("check-compiled");
+    let urls = [
+        "http://a.example/private/x",
+        "http://a.example/public",
+        "http://b.example/x",
+        "http://b.example/open",
+        "http://c.example/",
+    ];
+    // The robots.txt itself, its rules file and the bundle agree on
+    // a.example; the bundle also decides b.example and knows no c.example.
+    let mut args = vec!["check", "--agent", "bot", "robots.txt"];
+    args.extend(urls);
+    let from_text = dir.run(&args).ok();
+    args[3] = "rules.bin";
+    assert_eq!(dir.run(&args).ok(), from_text);
+    assert!(from_text.starts_with("disallow\thttp://a.example/private/x\n"));
+    args[3] = "bundle.bin";
+    assert_eq!(
+        dir.run(&args).ok(),
+        "disallow\thttp://a.example/private/x\n\
+         allow\thttp://a.example/public\n\
+         disallow\thttp://b.example/x\n\
+         allow\thttp://b.example/open\n\
+         unknown\thttp://c.example/\n"
+    );
+
+    let mut args = vec!["explain", "--agent", "bot", "bundle.bin"];
+    args.extend(urls);
+    let out = dir.run(&args).ok();
+    let lines: Vec<Vec<&str>> =
+        out.lines().map(|l| l.split('\t').collect()).collect();
+    assert_eq!(lines.len(), urls.len(), "{out}");
+    for (cols, url) in lines.iter().zip(urls) {
+        assert_eq!(cols.len(), 4, "{out}");
+        assert_eq!(cols[1], url);
+    }
+    assert_eq!(
+        lines[0],
+        ["disallow", urls[0], "line 2: Disallow: /private", "* group"]
+    );
+    assert_eq!(lines[2][..3], ["disallow", urls[2], "line 2: Disallow: /"]);
+    assert_eq!(lines[3][..3], ["allow", urls[3], "line 3: Allow: /open"]);
+    assert_eq!(
+        lines[4],
+        ["unknown", urls[4], "no entry for host c.example", "no group"]
+    );
+
+    // A dialect other than the bundle's is refused, as for a rules file.
+    for file in ["rules.bin", "bundle.bin"] {
+        dir.run(&[
+            "check",
+            "--agent",
+            "bot",
+            "--dialect",
+            "google",
+            file,
+            urls[0],
+        ])
+        .fails(&[&format!("'{file}' was compiled with the rfc9309 dialect")]);
+    }
+}
+
+#[test]
+fn inspect_tells_rules_files_and_bundles_by_magic() {
+    let dir = compiled_dir("inspect-compiled");
+    let out = dir.run(&["inspect", "rules.bin"]).ok();
+    assert!(out.contains("format: rules file"), "{out}");
+    let out = dir.run(&["inspect", "bundle.bin"]).ok();
+    assert!(out.contains("format: bundle"), "{out}");
+    assert!(out.contains("host: a.example\t"), "{out}");
+}
+
+/// Damaged copies of a compiled file: cut short at several places, and
+/// with one byte flipped.
+fn damaged(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    for cut in [8, 40, 64, bytes.len() / 2, bytes.len() - 1] {
+        out.push((format!("cut at {cut}"), bytes[..cut].to_vec()));
+    }
+    let mut flipped = bytes.to_vec();
+    let i = bytes.len() * 3 / 4;
+    flipped[i] ^= 0x5a;
+    out.push((format!("byte {i} flipped"), flipped));
+    out
+}
+
+#[test]
+fn damaged_compiled_files_are_reported_never_read_as_robots_txt() {
+    let dir = compiled_dir("damaged");
+    for (file, what) in [("rules.bin", "rules file"), ("bundle.bin", "bundle")]
+    {
+        for (how, bytes) in damaged(&dir.read(file)) {
+            let name = format!("damaged-{file}");
+            dir.write(&name, &bytes);
+            let damaged = format!("{what} '{name}' is damaged");
+            // A URL of each host of the bundle, so that every member is
+            // used; b.example's first, so that no verdict precedes the
+            // error.
+            let (b, a) = ("http://b.example/x", "http://a.example/private/x");
+            let runs = [
+                vec!["check", "--agent", "bot", &name, b, a],
+                vec!["explain", "--agent", "bot", &name, b, a],
+                vec!["inspect", &name],
+                vec!["filter", &name, "--agent", "bot", "--emit", "all"],
+            ];
+            let input = format!("{b}\n{a}\n");
+            for args in &runs {
+                let run = dir.run_with(args, input.as_bytes());
+                // A flipped byte in a bundle member is found when the
+                // member is loaded: by its first use.
+                let member = file == "bundle.bin" && how.contains("flipped");
+                if member && args[0] == "inspect" {
+                    continue;
+                }
+                let needle = if member { "member" } else { &damaged };
+                assert_eq!(run.code, Some(2), "{how}: {}", run.args);
+                run.fails(&[needle, &name]);
+            }
+            let compiled = format!("'{name}' is a compiled {what}");
+            dir.run(&["compile", &name, "-o", "out.bin"]).fails(&[&compiled]);
+        }
+    }
+}
+
+/// A rules file truncated and rewritten while `filter` reads URLs from a
+/// pipe: the verdicts still come from the rules as loaded (no SIGBUS, no
+/// panic, no `allow` for what they disallow).
+#[test]
+fn rules_rewritten_underneath_a_run_keep_their_verdicts() {
+    let dir = Dir::new("underneath");
+    // Big enough that a mapping of it covers many pages.
+    let mut robots = String::from("User-agent: *\nDisallow: /private\n");
+    for i in 0..2000 {
+        robots.push_str(&format!("Allow: /open/{i}/*.html$\n"));
+    }
+    dir.write("robots.txt", &robots);
+    dir.run(&["compile", "robots.txt", "-o", "rules.bin"]).ok();
+    dir.write("allow.txt", "User-agent: *\nAllow: /\n");
+    dir.run(&["compile", "allow.txt", "-o", "allow.bin"]).ok();
+    let allow_all = dir.read("allow.bin");
+
+    let mut child = dir
+        .command(&["filter", "rules.bin", "--agent", "bot", "--emit", "all"])
+        .args(["-j", "1"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (first_tx, first_rx) = mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut lines = Vec::new();
+        for line in BufReader::new(stdout).lines() {
+            lines.push(line.unwrap());
+            if lines.len() == 1 {
+                let _ = first_tx.send(());
+            }
+        }
+        lines
+    });
+    // More than one read block (4 MiB at -j 1), so that output starts
+    // before the input ends: the rules are loaded by then.
+    let url = |i: usize| format!("http://a.example/private/{i:040}\n");
+    let first = (5 << 20) / url(0).len();
+    let mut n = 0;
+    let mut block = String::new();
+    while n < first {
+        block.push_str(&url(n));
+        n += 1;
+    }
+    // A write error means the run died: its status says how, below.
+    let _ = stdin.write_all(block.as_bytes());
+    let started = first_rx.recv_timeout(Duration::from_secs(120));
+    // Truncate and rewrite in place (same inode), as `cp` or a careless
+    // writer would, with rules that allow everything.
+    std::fs::write(dir.path.join("rules.bin"), &allow_all).unwrap();
+    block.clear();
+    for _ in 0..first {
+        block.push_str(&url(n));
+        n += 1;
+    }
+    let _ = stdin.write_all(block.as_bytes());
+    drop(stdin);
+    let status = child.wait().unwrap();
+    let lines = reader.join().unwrap();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(
+        &mut child.stderr.take().unwrap(),
+        &mut stderr,
+    )
+    .unwrap();
+    started.unwrap_or_else(|_| panic!("no output: {status}: {stderr}"));
+    assert_eq!(status.code(), Some(0), "status {status}: {stderr}");
+    assert_eq!(lines.len(), n, "{stderr}");
+    let allowed =
+        lines.iter().filter(|l| !l.starts_with("disallow\t")).count();
+    assert_eq!(allowed, 0, "{allowed} of {n} lines not disallowed");
+}
+
+/// A robots.txt whose rule value, sitemap and an unknown line hold ESC,
+/// TAB and a backslash.
+const ROBOTS_ESC: &[u8] = b"User-agent: *\nDisallow: /p\x1b[2J\tq\\z\n\
+    Sitemap: http://a.example/s\x1b[2Jx\n\x1b[31mjunk\tline\n";
+
+#[test]
+fn robots_txt_text_is_escaped_in_human_and_tsv_output() {
+    let dir = Dir::new("escape");
+    dir.write("robots.txt", ROBOTS_ESC);
+    dir.run(&["compile", "robots.txt", "-o", "rules.bin"]).ok();
+    let no_raw = |what: &str, out: &str| {
+        assert!(!out.contains('\x1b'), "{what}: raw ESC in {out:?}");
+    };
+    for file in ["robots.txt", "rules.bin"] {
+        let out = dir.run(&["inspect", file]).ok();
+        no_raw("inspect", &out);
+        assert!(!out.contains("\x1b") && !out.contains('\t'), "{out:?}");
+        assert!(
+            out.contains("sitemap: line 3: http://a.example/s\\x1b[2Jx\n"),
+            "{out}"
+        );
+        assert!(out.contains("'\\x1b[31mjunk'"), "{out}");
+    }
+    let url = "http://a.example/p%1B[2J%09q\\z";
+    let reason = "line 2: Disallow: /p\\x1b[2J\\tq\\\\z";
+    for file in ["robots.txt", "rules.bin"] {
+        let out = dir.run(&["explain", "--agent", "bot", file, url]).ok();
+        no_raw("explain", &out);
+        assert_eq!(out, format!("disallow\t{url}\t{reason}\t* group\n"));
+    }
+    // The input URL is echoed unchanged; the reason column is escaped, so
+    // each line has exactly three columns.
+    let input = format!("{url}\nhttp://a.example/x\nnot a url\n");
+    let out = dir
+        .run_with(
+            &[
+                "filter",
+                "rules.bin",
+                "--agent",
+                "bot",
+                "--emit",
+                "all",
+                "--explain",
+            ],
+            input.as_bytes(),
+        )
+        .ok();
+    no_raw("filter --explain", &out);
+    for line in out.lines() {
+        assert_eq!(line.split('\t').count(), 3, "{line:?}");
+    }
+    assert!(out.starts_with(&format!("disallow\t{url}\t{reason}\n")), "{out}");
+}
