@@ -2,9 +2,10 @@
 //!
 //! For each agent the file names (or each agent asked for), the merged group is
 //! selected exactly as the matcher would select it; identical merged groups are
-//! stored once. Each group becomes a verdict DFA, or, if construction exceeds
-//! its budget, is stored for the direct matcher, which is slower but gives the
-//! same verdicts. A group with no Disallow rule is stored as "allow all".
+//! stored once. Each group becomes a verdict DFA; past its budget, score DFAs
+//! over parts of its rules (the split engine); past that too, the direct
+//! matcher. Both are slower but give the same verdicts. A group with no
+//! Disallow rule is stored as "allow all".
 
 use std::collections::HashMap;
 
@@ -83,8 +84,8 @@ impl Config {
         self
     }
 
-    /// The most DFA states one group may take before it falls back to the
-    /// direct matcher (default 50,000).
+    /// The most DFA states one group may take before it is split into score
+    /// DFAs or uses the direct matcher (default 50,000).
     pub fn dfa_state_limit(mut self, states: usize) -> Config {
         self.max_states = states;
         self

@@ -92,7 +92,9 @@
 //!   the limit is dropped; a line ending exactly at the limit is kept).
 //!
 //! The URL's path is extracted as google/robotstxt does (see [`MatchPath`]):
-//! scheme and authority dropped, query kept, fragment dropped.
+//! scheme and authority dropped, query kept, fragment dropped; in the rfc9309
+//! dialect the authority ends at the first `/`, `?` or `#` (RFC 3986), so a
+//! `;` inside it never starts the path.
 //!
 //! # Crate features
 //!
@@ -104,7 +106,7 @@
 //!   serde_json, base64, flate2, zstd, indicatif).
 //!
 //! With `default-features = false` the crate loads rules files and decides URLs
-//! only, with two small dependencies (`crc32fast`, `bytemuck`).
+//! only, with a few small dependencies (`bytemuck`, `crc32fast`, `memchr`).
 //!
 //! # Safety
 //!

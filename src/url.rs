@@ -159,6 +159,11 @@ impl<'a> MatchPath<'a> {
             _ if skip == 2 => 2,
             _ => return MatchPath::from_url(url),
         };
+        // As in the google reading, a `#` before the path makes it `/`,
+        // also one before the scheme's `://`.
+        if memchr::memchr(b'#', &url[skip..auth_start]).is_some() {
+            return MatchPath::ROOT;
+        }
         let Some(k) = memchr::memchr3(b'/', b'?', b'#', &url[auth_start..])
         else {
             return MatchPath::ROOT;

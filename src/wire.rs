@@ -52,9 +52,9 @@
 //! | index_len | .. | members, each a rules file with its own checksum |
 //!
 //! A host's *entry* is a member index, or `ALLOW_ALL` / `DISALLOW_ALL`.
-//! Its *status* is the fetch outcome: an HTTP status, `STATUS_UNREACHABLE`
-//! `STATUS_REDIRECTS` or `STATUS_UNREADABLE`. The hash is `host_hash` (in `bundle.rs`) of the name; slots are
-//! probed linearly from `hash & (s - 1)`.
+//! Its *status* is the fetch outcome: an HTTP status, `STATUS_UNREACHABLE`,
+//! `STATUS_REDIRECTS` or `STATUS_UNREADABLE`. The hash is `host_hash` (in
+//! `bundle.rs`) of the name; slots are probed linearly from `hash & (s - 1)`.
 
 use crate::error::LoadError;
 

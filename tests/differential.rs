@@ -1071,11 +1071,11 @@ pub(crate) fn url_host(url: &str) -> Option<String> {
 /// `max_urls` of its host's URLs, for Googlebot, Bingbot and an agent only
 /// `*` covers. Also checks the automaton against the direct matcher, and
 /// both dialects against the oracle on a robofilter/crate mismatch.
-fn run_real(step: usize, max_files: usize, max_urls: usize) {
+fn run_real(test: &str, step: usize, max_files: usize, max_urls: usize) {
     let (bodies, urls) = match real_corpus() {
         Ok(c) => c,
         Err(why) => {
-            eprintln!("skipping: {why}");
+            crate::util::skip(test, &why);
             return;
         }
     };
@@ -1145,7 +1145,12 @@ fn run_real(step: usize, max_files: usize, max_urls: usize) {
 /// message, when ../shared/data or tar/gzip are absent).
 #[test]
 fn real_files_sample_match_robotstxt_crate() {
-    run_real(15, 100, 20);
+    run_real(
+        "differential::real_files_sample_match_robotstxt_crate",
+        15,
+        100,
+        20,
+    );
 }
 
 /// Every real file with up to 200 URLs each (`ROBOFILTER_REAL_FILES` caps
@@ -1154,7 +1159,13 @@ fn real_files_sample_match_robotstxt_crate() {
 #[ignore = "long: run with --ignored"]
 fn real_files_all_match_robotstxt_crate() {
     let max = env_count("ROBOFILTER_REAL_FILES", u64::MAX);
-    run_real(1, usize::try_from(max).unwrap_or(usize::MAX), 200);
+    let max = usize::try_from(max).unwrap_or(usize::MAX);
+    run_real(
+        "differential::real_files_all_match_robotstxt_crate",
+        1,
+        max,
+        200,
+    );
 }
 
 /// URL to path extraction against the oracle's independent version, on

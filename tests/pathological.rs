@@ -152,7 +152,10 @@ fn one_ten_megabyte_line() {
 #[test]
 fn the_largest_real_files() {
     let Some(shared) = crate::util::shared_dir() else {
-        println!("skipping: ../shared does not exist (no real data)");
+        crate::util::skip(
+            "pathological::the_largest_real_files",
+            "../shared does not exist (no real data)",
+        );
         return;
     };
     let tarball = shared.join("data/robots-latest.tar.gz");
@@ -164,7 +167,10 @@ fn the_largest_real_files() {
         .output()
         .expect("tar runs");
     if !out.status.success() {
-        println!("skipping: {names:?} not in {}", tarball.display());
+        crate::util::skip(
+            "pathological::the_largest_real_files",
+            &format!("{names:?} not in {}", tarball.display()),
+        );
         return;
     }
     // `tar -O` concatenates the files; take them one at a time instead.

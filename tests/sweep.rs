@@ -566,7 +566,7 @@ fn sweep_real_corpus() {
     let corpus = match load_corpus(s.limit) {
         Ok(c) => c,
         Err(why) => {
-            println!("sweep skipped: {why}");
+            crate::util::skip("sweep::sweep_real_corpus", &why);
             return;
         }
     };

@@ -17,11 +17,15 @@ pub fn data_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("data")
 }
 
-/// `../shared` relative to the crate root, when it exists (it holds the
-/// large benchmark corpora, which are not part of the repository).
+/// `../shared` relative to the crate root (or `$ROBOFILTER_SHARED`), when
+/// it exists (it holds the large benchmark corpora, which are not part of
+/// the repository). A test that finds none calls [`skip`].
 #[allow(dead_code)]
 pub fn shared_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    let dir = std::env::var_os("ROBOFILTER_SHARED").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"),
+        PathBuf::from,
+    );
     if dir.is_dir() { Some(dir) } else { None }
 }
 
@@ -472,4 +476,65 @@ impl<'a> TextProto<'a> {
             self.fail(&format!("unknown escape \\{}", b as char));
         }
     }
+}
+
+/// Where [`skip`] records skipped tests: `$ROBOFILTER_TEST_SKIPS`, or
+/// `test-skips.txt` in the target directory, which `tools/skips` prints.
+#[allow(dead_code)]
+pub fn skips_file() -> PathBuf {
+    std::env::var_os("ROBOFILTER_TEST_SKIPS").map_or_else(
+        || {
+            // CARGO_TARGET_TMPDIR is `<target>/tmp`, also under a custom
+            // CARGO_TARGET_DIR.
+            let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+            tmp.parent().unwrap_or(tmp).join("test-skips.txt")
+        },
+        PathBuf::from,
+    )
+}
+
+/// Reports that `test` did not run its checks, and why. libtest hides the
+/// output of passing tests, so besides stderr the line is appended to
+/// [`skips_file`], where `tools/skips` shows it after the run.
+#[allow(dead_code)]
+pub fn skip(test: &str, reason: &str) {
+    use std::io::Write;
+    let line = format!("{test}: {reason}\n");
+    eprint!("SKIPPED: {line}");
+    let path = skips_file();
+    // One write per line, in append mode: concurrent tests do not
+    // interleave within a line.
+    let written = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .and_then(|mut f| f.write_all(line.as_bytes()));
+    if let Err(e) = written {
+        panic!("{test} skipped ({reason}), and {}: {e}", path.display());
+    }
+}
+
+/// A test that needs `../shared`, run with none, says so where the run's
+/// output shows it: a line in the skips file.
+#[cfg(feature = "compile")]
+#[test]
+fn a_skip_is_recorded_in_the_skips_file() {
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let skips = tmp.join(format!("skips-{}.txt", std::process::id()));
+    let _ = std::fs::remove_file(&skips);
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "pathological::the_largest_real_files"])
+        .env("ROBOFILTER_SHARED", tmp.join("no-such-shared-dir"))
+        .env("ROBOFILTER_TEST_SKIPS", &skips)
+        .output()
+        .unwrap();
+    let text = std::fs::read_to_string(&skips).unwrap_or_default();
+    let _ = std::fs::remove_file(&skips);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        text.starts_with("pathological::the_largest_real_files: ")
+            && text.contains("does not exist")
+            && text.lines().count() == 1,
+        "{text:?}"
+    );
 }

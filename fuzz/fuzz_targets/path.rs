@@ -1,34 +1,43 @@
-//! `MatchPath::from_url` against an independent transcription of
-//! google/robotstxt's `GetPathParamsQuery`, and `url_authority`'s contract.
+//! The URL module against plain references: `MatchPath::parse` in both
+//! dialects (google/robotstxt's `GetPathParamsQuery`, and the rfc9309
+//! reading whose authority ends at `/ ? #`), and the bundle host key
+//! (`url_host_key`, `url_authority`) with both reasons for none.
+//!
+//! `tests/fuzz_replay.rs` replays `data/fuzz/path-*` and generated URLs
+//! with the same checks and references; keep the two in step.
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use robofilter::{MatchPath, url_authority};
+use robofilter::{Dialect, MatchPath, NoHostKey, url_authority, url_host_key};
 
-/// `GetPathParamsQuery` (google/robotstxt `robots.cc`), step by step.
-fn reference(url: &[u8]) -> Vec<u8> {
-    let find_from = |from: usize, pred: &dyn Fn(u8) -> bool| {
-        url.get(from..)
-            .and_then(|s| s.iter().position(|&b| pred(b)))
-            .map(|k| from + k)
+/// The matchable path, written out from google/robotstxt's
+/// `GetPathParamsQuery` (robots.cc) with `find`-style searches. `rfc9309`
+/// applies SEMANTICS.md section 4 item 5: when a scheme is recognised or
+/// the URL starts with `//`, the path starts at the first `/ ? #` after the
+/// authority instead of the first `/ ? ;`; everything else is the same.
+fn reference_path(url: &[u8], rfc9309: bool) -> Vec<u8> {
+    let find = |from: usize, set: &[u8]| {
+        (from..url.len()).find(|&i| set.contains(&url[i]))
     };
-    let is_stop = |b: u8| matches!(b, b'/' | b'?' | b';');
+    let find_str = |from: usize, needle: &[u8]| {
+        (from..url.len()).find(|&i| url[i..].starts_with(needle))
+    };
     let search_start = if url.starts_with(b"//") { 2 } else { 0 };
-    let early_path = find_from(search_start, &is_stop);
-    let protocol = url[search_start..]
-        .windows(3)
-        .position(|w| w == b"://")
-        .map(|k| search_start + k);
-    let protocol_end = match (protocol, early_path) {
-        (Some(p), Some(e)) if e < p => search_start,
-        (Some(p), _) => p + 3,
-        (None, _) => search_start,
-    };
-    let Some(path_start) = find_from(protocol_end, &is_stop) else {
+    let early_path = find(search_start, b"/?;");
+    let mut protocol_end = find_str(search_start, b"://");
+    if let (Some(e), Some(p)) = (early_path, protocol_end)
+        && e < p
+    {
+        protocol_end = None;
+    }
+    let has_authority = protocol_end.is_some() || search_start == 2;
+    let protocol_end = protocol_end.map_or(search_start, |p| p + 3);
+    let stops: &[u8] = if rfc9309 && has_authority { b"/?#" } else { b"/?;" };
+    let Some(path_start) = find(protocol_end, stops) else {
         return b"/".to_vec();
     };
-    let hash = find_from(search_start, &|b| b == b'#');
+    let hash = find(search_start, b"#");
     if hash.is_some_and(|h| h < path_start) {
         return b"/".to_vec();
     }
@@ -41,33 +50,104 @@ fn reference(url: &[u8]) -> Vec<u8> {
     out
 }
 
-fuzz_target!(|data: &[u8]| {
-    let path = MatchPath::from_url(data);
-    assert_eq!(path.to_vec(), reference(data), "url {data:?}");
-    // The tail is borrowed from the URL and rebuilds the same path.
-    let tail = path.tail();
-    if !tail.is_empty() {
-        let at = tail.as_ptr() as usize - data.as_ptr() as usize;
-        assert!(at + tail.len() <= data.len());
-        assert_eq!(MatchPath::from_url_path(tail), path);
+/// The bundle host key as src/url.rs's module docs define it, written out:
+/// `scheme://` (a letter, then letters, digits, `+ - .`), the authority up
+/// to the first `/ ? #`, ambiguous if it holds an octet RFC 3986 forbids
+/// there (checked first, on the whole authority), the host after the last
+/// `@`, an IPv6 literal up to its `]`, otherwise up to the first `:`;
+/// missing if the host is empty; lower-cased; the port kept unless it is
+/// empty, `80` or `443`.
+fn reference_host_key(url: &[u8]) -> Result<Vec<u8>, NoHostKey> {
+    let mut i = 0;
+    while i < url.len()
+        && (url[i].is_ascii_alphanumeric() || b"+-.".contains(&url[i]))
+    {
+        i += 1;
     }
-
-    let mut out = vec![b'x'];
-    let found = url_authority(data, &mut out);
-    assert_eq!(found, !out.is_empty(), "url {data:?}");
-    assert!(!out.iter().any(|b| b.is_ascii_uppercase()));
-    assert!(!out.iter().any(|b| b"/?#@".contains(b)));
-    if found {
-        // Idempotent: the same scheme with the authority found gives it back.
-        let scheme = data
+    if i == 0 || !url[0].is_ascii_alphabetic() || !url[i..].starts_with(b"://")
+    {
+        return Err(NoHostKey::Missing);
+    }
+    let mut authority = Vec::new();
+    for &b in &url[i + 3..] {
+        if b == b'/' || b == b'?' || b == b'#' {
+            break;
+        }
+        authority.push(b);
+    }
+    for &b in &authority {
+        let forbidden = b <= 0x1f
+            || b == 0x7f
+            || matches!(
+                b,
+                b' ' | b'\\'
+                    | b'"'
+                    | b'<'
+                    | b'>'
+                    | b'^'
+                    | b'`'
+                    | b'{'
+                    | b'|'
+                    | b'}'
+            );
+        if forbidden {
+            return Err(NoHostKey::Ambiguous);
+        }
+    }
+    if let Some(at) = authority.iter().rposition(|&b| b == b'@') {
+        authority.drain(..=at);
+    }
+    let host_len = if authority.first() == Some(&b'[') {
+        authority
             .iter()
-            .take_while(|b| b.is_ascii_alphanumeric() || b"+-.".contains(b))
-            .count();
-        let mut url = data[..scheme + 3].to_vec();
-        url.extend_from_slice(&out);
-        url.push(b'/');
-        let mut again = Vec::new();
-        assert!(url_authority(&url, &mut again), "url {data:?}");
-        assert_eq!(again, out, "url {data:?}");
+            .position(|&b| b == b']')
+            .map_or(authority.len(), |k| k + 1)
+    } else {
+        authority.iter().position(|&b| b == b':').unwrap_or(authority.len())
+    };
+    if host_len == 0 {
+        return Err(NoHostKey::Missing);
     }
+    let port = authority.split_off(host_len);
+    if port != b"" && port != b":" && port != b":80" && port != b":443" {
+        authority.extend_from_slice(&port);
+    }
+    Ok(authority.to_ascii_lowercase())
+}
+
+fuzz_target!(|data: &[u8]| {
+    for dialect in [Dialect::Google, Dialect::Rfc9309] {
+        let path = MatchPath::parse(data, dialect);
+        let want = reference_path(data, dialect == Dialect::Rfc9309);
+        assert_eq!(path.to_vec(), want, "{dialect:?} {}", data.escape_ascii());
+        // The same path from the google reading's result, as the line scan
+        // gets it, and from the tail alone.
+        assert_eq!(
+            MatchPath::from_url(data).for_dialect(data, dialect),
+            path,
+            "{dialect:?} {}",
+            data.escape_ascii()
+        );
+        let tail = path.tail();
+        if !tail.is_empty() {
+            let at = tail.as_ptr() as usize - data.as_ptr() as usize;
+            assert!(at + tail.len() <= data.len());
+            assert_eq!(MatchPath::from_url_path(tail), path);
+        }
+    }
+    assert_eq!(
+        MatchPath::from_url(data),
+        MatchPath::parse(data, Dialect::Google)
+    );
+
+    // What `out` held before must not survive either outcome.
+    let mut key = b"stale".to_vec();
+    let got = url_host_key(data, &mut key).map(|()| key.clone());
+    assert_eq!(got, reference_host_key(data), "{}", data.escape_ascii());
+    if got.is_err() {
+        assert!(key.is_empty(), "{}", data.escape_ascii());
+    }
+    let mut out = b"stale".to_vec();
+    assert_eq!(url_authority(data, &mut out), got.is_ok());
+    assert_eq!(out, got.unwrap_or_default());
 });

@@ -13,14 +13,14 @@
 //! dropped, and a state with no live positions is one of two sinks. Precedence
 //! only grows along a path, so a dropped position can never matter again.
 //!
-//! Moore's partition refinement then merges states with the same future
+//! Hopcroft's partition refinement then merges states with the same future
 //! (labels are the only thing that distinguish states; rule identities are not
 //! kept), which also merges every "the verdict is already fixed" state into its
 //! sink, so the search stops as early as possible.
 //!
-//! Construction is bounded by [`Budget`]: past the state or work limit it gives
-//! up and the caller falls back to the direct matcher. It never gives a wrong
-//! automaton.
+//! Construction is bounded by [`Budget`]: past the state, work or cell limit it
+//! gives up, and the caller splits the group into score DFAs or, if those do
+//! not fit either, uses the direct matcher. It never gives a wrong automaton.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};

@@ -208,8 +208,8 @@ pub struct CompileArgs {
     /// 512000 (500 KiB); smaller values are raised to it].
     #[arg(long, value_name = "BYTES")]
     pub parse_limit: Option<usize>,
-    /// The most DFA states one group may take before it falls back to the
-    /// slower direct matcher (same verdicts) [default: 50000].
+    /// The most DFA states one group may take before it is split or uses
+    /// the direct matcher (same verdicts, slower) [default: 50000].
     #[arg(long, value_name = "N")]
     pub dfa_state_limit: Option<usize>,
     /// The most octets one group's automata may take before the group is
