@@ -417,3 +417,70 @@ fn robots_txt_text_is_escaped_in_human_and_tsv_output() {
     }
     assert!(out.starts_with(&format!("disallow\t{url}\t{reason}\n")), "{out}");
 }
+
+/// Part B item 11: an agent that is not a product token is a usage error
+/// in rfc9309 (naming it and the token it starts with) and a warning in
+/// google, which keeps the reference's `*` fallback.
+#[test]
+fn agents_that_are_not_product_tokens() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = dir.path().join("robots.txt");
+    std::fs::write(
+        &robots,
+        "User-agent: Googlebot\nDisallow: /g\n\nUser-agent: *\nDisallow: /s\n",
+    )
+    .unwrap();
+    let bin = env!("CARGO_BIN_EXE_robofilter");
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(bin).args(args).output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let r = robots.to_str().unwrap();
+    for agent in
+        ["Googlebot/2.1", "", "Mozilla/5.0 (compatible; Googlebot/2.1)"]
+    {
+        let (code, out, err) =
+            run(&["check", r, "--agent", agent, "http://a.example/g"]);
+        assert_eq!(code, Some(2), "{agent:?}: {out} {err}");
+        assert!(err.contains("is not a product token"), "{err}");
+        let (code, out, err) = run(&[
+            "check",
+            "--dialect",
+            "google",
+            r,
+            "--agent",
+            agent,
+            "http://a.example/s",
+            "http://a.example/g",
+        ]);
+        assert_eq!(code, Some(0), "{agent:?}: {err}");
+        assert!(
+            err.contains("warning") && err.contains("is not a product token"),
+            "{err}"
+        );
+        // The reference's verdicts: the `*` group.
+        assert_eq!(
+            out,
+            "disallow\thttp://a.example/s\nallow\thttp://a.example/g\n"
+        );
+    }
+    let (_, _, err) =
+        run(&["check", r, "--agent", "Googlebot/2.1", "http://a.example/g"]);
+    assert!(err.contains("did you mean 'Googlebot'"), "{err}");
+    let (code, _, err) = run(&[
+        "compile",
+        r,
+        "--agent",
+        "Bot/1",
+        "-o",
+        dir.path().join("x.rules").to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(!dir.path().join("x.rules").exists());
+    let (code, _, err) = run(&["filter", r, "--agent", "Bot/1"]);
+    assert_eq!(code, Some(2), "{err}");
+}

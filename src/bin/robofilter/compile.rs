@@ -24,6 +24,7 @@ pub fn run(args: CompileArgs) -> Result<()> {
     let dialect: Dialect = args.dialect.map(Into::into).unwrap_or_default();
     let mut config = Config::new().dialect(dialect);
     for agent in &args.agent {
+        files::check_agent(agent, dialect)?;
         config = config.agent(agent);
     }
     if let Some(limit) = args.parse_limit {

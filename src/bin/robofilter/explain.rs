@@ -98,6 +98,7 @@ fn checker<'r, 'a>(
     path: &std::path::Path,
 ) -> Result<UrlChecker<'r, 'a>> {
     let name = files::display(path);
+    files::check_agent(agent, compiled.dialect())?;
     match (compiled, members) {
         (Compiled::Rules(rules), _) => UrlChecker::rules(rules, agent)
             .with_context(|| format!("rules file '{name}'")),

@@ -229,6 +229,24 @@ impl<'a> Compiled<'a> {
     }
 }
 
+/// Checks the agent a user names against the dialect (SEMANTICS.md
+/// section 4b): rfc9309 refuses an agent that is not a product token;
+/// google decides it as the reference does and warns.
+pub fn check_agent(agent: &str, dialect: Dialect) -> Result<()> {
+    match robofilter::check_product_token(agent) {
+        Ok(()) => Ok(()),
+        Err(e) if dialect == Dialect::Rfc9309 => Err(anyhow::anyhow!(e)),
+        Err(e) => {
+            diag!(
+                "robofilter: warning: {e}; the google dialect decides it as \
+                 google/robotstxt does: it names no group, so the '*' group \
+                 applies"
+            );
+            Ok(())
+        }
+    }
+}
+
 /// Reads a robots.txt (`-`: stdin), refusing a rules file or a bundle,
 /// which would otherwise parse as a robots.txt with no groups.
 pub fn read_robots(path: &Path) -> Result<Bytes> {

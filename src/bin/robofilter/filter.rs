@@ -91,7 +91,9 @@ pub fn run(args: FilterArgs) -> Result<()> {
     let rules_name = files::display(&args.rules);
     // A single rules file applies to every URL; a bundle has per-host
     // rules. Both are loaded here, so that the scope can borrow them.
-    let (single, bundle) = match Compiled::load(&bytes, &args.rules)? {
+    let compiled = Compiled::load(&bytes, &args.rules)?;
+    files::check_agent(&args.agent, compiled.dialect())?;
+    let (single, bundle) = match compiled {
         Compiled::Bundle(bundle) => (None, Some(bundle)),
         Compiled::Rules(rules) => (Some(rules), None),
     };
