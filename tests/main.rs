@@ -14,6 +14,8 @@ mod cli;
 mod conformance;
 #[cfg(feature = "compile")]
 mod differential;
+#[cfg(feature = "cli")]
+mod edges_sources;
 #[cfg(feature = "compile")]
 mod fuzz_replay;
 mod golden;

@@ -2,10 +2,10 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::{self, Write as _};
-use std::io::{BufRead, Read};
+use std::io::{self, BufRead, Read};
 use std::path::Path;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use base64::Engine as _;
 use base64::engine::DecodePaddingMode;
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
@@ -21,6 +21,32 @@ use crate::files;
 
 /// Room on a manifest line for everything but the body: 64 KiB.
 const LINE_SLACK: usize = 64 << 10;
+
+/// How far past the line cap a line end is looked for before the input
+/// is taken for something else than a manifest (`/dev/zero`): 256 MiB.
+const MAX_SKIP: u64 = 256 << 20;
+
+/// Skips past the next `\n` (or to the end of the input), reading at most
+/// about `max` octets: the octets skipped, and whether the line ended.
+fn skip_line(input: &mut dyn BufRead, max: u64) -> io::Result<(u64, bool)> {
+    let mut skipped = 0u64;
+    loop {
+        let buf = input.fill_buf()?;
+        if buf.is_empty() {
+            return Ok((skipped, true));
+        }
+        if let Some(i) = memchr::memchr(b'\n', buf) {
+            input.consume(i + 1);
+            return Ok((skipped + i as u64 + 1, true));
+        }
+        let n = buf.len();
+        input.consume(n);
+        skipped += n as u64;
+        if skipped >= max {
+            return Ok((skipped, false));
+        }
+    }
+}
 
 /// Standard base64, padding optional.
 const BASE64: GeneralPurpose = GeneralPurpose::new(
@@ -75,10 +101,15 @@ pub fn read_manifest(
         line_no += 1;
         let origin = format!("{name}:{line_no}");
         if n > cap && line.last() != Some(&b'\n') {
-            let rest = input
-                .skip_until(b'\n')
+            let (rest, ended) = skip_line(&mut input, MAX_SKIP)
                 .map_err(|e| decode_error(&name, comp, pos, e))?;
-            pos += rest as u64;
+            pos += rest;
+            if !ended {
+                bail!(
+                    "{origin}: no line end in {pos} octets (is this a \
+                     JSON-lines manifest?)"
+                );
+            }
             stats.read += 1;
             stats.skip(
                 &origin,
