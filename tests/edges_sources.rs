@@ -1,6 +1,8 @@
 //! Bundle build inputs at their edges (issue 11, Part B items 7 and 8):
 //! bounded reads, special files in `--hosts`, and bad members that cost
-//! only their own host (`--strict` makes them fatal).
+//! only their own host (`--strict` makes them fatal). Unix only: the
+//! tests make FIFOs and symlinks and bound memory with `ulimit`.
+#![cfg(unix)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

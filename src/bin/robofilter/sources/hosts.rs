@@ -3,7 +3,6 @@
 use std::collections::HashMap;
 use std::fs::{self, File, Metadata};
 use std::io;
-use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -157,7 +156,17 @@ fn check_type(meta: &Metadata) -> Result<(), String> {
         return Ok(());
     } else if t.is_dir() {
         "a directory"
-    } else if t.is_fifo() {
+    } else {
+        special_kind(t)
+    };
+    Err(format!("{what}, not a robots.txt file (not opened)"))
+}
+
+/// What a file that is neither a regular file nor a directory is.
+#[cfg(unix)]
+fn special_kind(t: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_fifo() {
         "a FIFO (named pipe)"
     } else if t.is_socket() {
         "a socket"
@@ -165,8 +174,12 @@ fn check_type(meta: &Metadata) -> Result<(), String> {
         "a device"
     } else {
         "not a regular file"
-    };
-    Err(format!("{what}, not a robots.txt file (not opened)"))
+    }
+}
+
+#[cfg(not(unix))]
+fn special_kind(_: std::fs::FileType) -> &'static str {
+    "not a regular file"
 }
 
 #[cfg(test)]
@@ -203,6 +216,7 @@ mod tests {
         assert!(stats.notes[1].contains("archive"), "{:?}", stats.notes);
     }
 
+    #[cfg(unix)]
     #[test]
     fn hosts_bad_members() {
         let dir = TempDir::new();
