@@ -326,7 +326,7 @@ fn bad_hosts_members_cost_only_their_host() {
     // --strict: fatal, nothing written.
     dir.run(&["compile", "--strict", "--hosts", "h", "-o", "s.bin"], T)
         .code(2)
-        .stderr_has(&["--strict", "nothing written"]);
+        .stderr_has(&["fatal with --strict: nothing written"]);
     assert!(!dir.path("s.bin").exists());
 }
 
@@ -378,7 +378,7 @@ fn bad_manifest_lines_cost_only_their_host() {
         T,
     )
     .code(2)
-    .stderr_has(&["3 bad inputs", "nothing written"]);
+    .stderr_has(&["3 bad inputs (see above), fatal with --strict"]);
     assert!(!dir.path("s.bin").exists());
 }
 

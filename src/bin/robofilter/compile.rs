@@ -64,9 +64,9 @@ pub fn run(args: CompileArgs) -> Result<()> {
     }
     if args.strict && !stats.bad.is_empty() {
         bail!(
-            "{} (see above) and --strict is given: nothing written (fix \
+            "{} (see above), fatal with --strict: nothing written (fix \
              them, or drop --strict to build the bundle without them)",
-            bad_inputs(stats.bad.len())
+            count(stats.bad.len(), "bad input")
         );
     }
     bundle(sources, &stats, config, &args.output, start)
