@@ -102,7 +102,7 @@
 //!   compiler (`Compiler`).
 //! - `parallel` (with `cli`): [`BundleBuilder`] compiles distinct robots.txt
 //!   bodies on all cores (rayon).
-//! - `cli` (default): the `robofilter` binary (clap, memmap2, rayon, anyhow,
+//! - `cli` (default): the `robofilter` binary (clap, rayon, anyhow,
 //!   serde_json, base64, flate2, zstd, indicatif).
 //!
 //! With `default-features = false` the crate loads rules files and decides URLs

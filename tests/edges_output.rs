@@ -474,8 +474,20 @@ fn signals_remove_the_temp_file_and_keep_the_previous_output() {
     let cases: [(&[&str], &str, &str, i32); 4] = [
         (&["-o", "out.txt"], "INT", "out.txt", 130),
         (&["-o", "out.txt"], "TERM", "out.txt", 143),
-        (&["compile", "-", "-o", "rules.bin"], "INT", "rules.bin", 130),
-        (&["compile", "-", "-o", "rules.bin"], "TERM", "rules.bin", 143),
+        // A robots.txt is read only up to its cap, so the compile that
+        // cannot finish reads a manifest (streamed, as long as it lasts).
+        (
+            &["compile", "--manifest", "-", "-o", "rules.bin"],
+            "INT",
+            "rules.bin",
+            130,
+        ),
+        (
+            &["compile", "--manifest", "-", "-o", "rules.bin"],
+            "TERM",
+            "rules.bin",
+            143,
+        ),
     ];
     dir.write("out.txt", "previous output\n");
     for (extra, signal, out, want) in cases {
@@ -491,12 +503,17 @@ fn signals_remove_the_temp_file_and_keep_the_previous_output() {
             .unwrap();
         // Some input, but no end of input: the run cannot finish.
         let mut stdin = child.stdin.take().unwrap();
-        let line: &[u8] = if extra[0] == "compile" {
-            b"Disallow: /x\n"
+        let input: Vec<u8> = if extra[0] == "compile" {
+            (0..20_000)
+                .flat_map(|i| {
+                    format!("{{\"host\":\"h{i}.example\",\"status\":404}}\n")
+                        .into_bytes()
+                })
+                .collect()
         } else {
-            b"http://x/public/page\n"
+            b"http://x/public/page\n".repeat(100_000)
         };
-        let _ = stdin.write_all(&line.repeat(100_000));
+        let _ = stdin.write_all(&input);
         let temp = wait_for_temp(&dir, &mut child, &format!(".{out}."));
         let code = signal_and_wait(&mut child, signal);
         drop(stdin);

@@ -20,6 +20,8 @@ mod differential;
 mod edges_input;
 #[cfg(feature = "cli")]
 mod edges_output;
+#[cfg(feature = "cli")]
+mod edges_sources;
 #[cfg(feature = "compile")]
 mod fuzz_replay;
 mod golden;

@@ -233,6 +233,11 @@ pub struct CompileArgs {
     /// a WARC file (plain, gzip or zstd).
     #[arg(long, value_name = "FILE.warc[.gz]")]
     pub warc: Option<PathBuf>,
+    /// Bundles: make any bad member (an unreadable file, a broken manifest
+    /// line, a capture that is not an HTTP response) fatal, instead of
+    /// reporting it and recording its host as unreadable.
+    #[arg(long)]
+    pub strict: bool,
     /// The rules file or bundle to write (`-`: stdout). A regular file is
     /// replaced atomically and keeps its permissions; through a symbolic
     /// link, the link's target is replaced; a FIFO or device is written in

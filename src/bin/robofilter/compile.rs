@@ -13,7 +13,7 @@ use robofilter::{
 
 use crate::args::CompileArgs;
 use crate::files::{self, Output};
-use crate::sources::{self, HostSource, SourceStats};
+use crate::sources::{self, HostSource, Limits, SourceStats};
 
 /// The default per-group byte budget of bundles.
 const BUNDLE_DFA_BYTE_LIMIT: usize = 32 << 10;
@@ -50,16 +50,27 @@ pub fn run(args: CompileArgs) -> Result<()> {
         }
         None => {}
     }
+    let limits = Limits::new(&config);
     let (sources, stats) = if let Some(dir) = &args.hosts {
-        sources::read_hosts_dir(dir)?
+        sources::read_hosts_dir(dir, limits)?
     } else if let Some(path) = &args.manifest {
-        sources::read_manifest(path)?
+        sources::read_manifest(path, limits)?
     } else if let Some(path) = &args.warc {
-        sources::read_warc(path)?
+        sources::read_warc(path, limits)?
     } else {
         let robots = args.robots.as_deref().expect("clap requires one input");
-        return single(robots, config, out, &args.output, start);
+        return single(robots, config, limits, out, &args.output, start);
     };
+    for bad in &stats.bad {
+        diag!("robofilter: warning: {bad}");
+    }
+    if args.strict && !stats.bad.is_empty() {
+        bail!(
+            "{} (see above), fatal with --strict: nothing written (fix \
+             them, or drop --strict to build the bundle without them)",
+            count(stats.bad.len(), "bad input")
+        );
+    }
     bundle(sources, &stats, config, out, &args.output, start)
 }
 
@@ -95,12 +106,27 @@ fn out_name(output: &Path) -> String {
 fn single(
     robots: &Path,
     config: Config,
+    limits: Limits,
     out: Output,
     output: &Path,
     start: Instant,
 ) -> Result<()> {
     let dialect = config.get_dialect();
-    let body = files::read_robots(robots)?;
+    let (body, more) = sources::read_robots(robots, limits)?;
+    if more {
+        if !limits.cut_ok {
+            bail!("'{}': {}", files::display(robots), limits.too_large());
+        }
+        // Nothing past the parse limit is parsed: the verdicts are those
+        // of the whole file.
+        diag!(
+            "robofilter: note: '{}' is longer than {} octets; read that \
+             much (rfc9309 parses only the first {})",
+            files::display(robots),
+            limits.body,
+            config.get_parse_limit()
+        );
+    }
     let bytes = files::compile(&body, config, robots)?;
     // Load what was compiled: a self-check, and the facts for the summary.
     let rules = files::load_rules(&bytes, output)
@@ -163,9 +189,14 @@ fn bundle(
         diag!("robofilter: note: {note}");
     }
     let hosts = bundle.host_len();
+    let bad = if stats.bad.is_empty() {
+        String::new()
+    } else {
+        format!(", {} (see above)", bad_inputs(stats.bad.len()))
+    };
     diag!(
         "robofilter: {}: {dialect} bundle, {} ({rules} by robots.txt, \
-         {allow} allow all, {disallow} disallow all), {} distinct \
+         {allow} allow all, {disallow} disallow all){bad}, {} distinct \
          robots.txt, {}, {} bytes ({:.0} per host), compiled in {:.3} s",
         out_name(output),
         count(hosts, "host"),
@@ -225,6 +256,11 @@ impl EngineCounts {
             self.allow_all
         )
     }
+}
+
+/// `1 bad input skipped or recorded as unreadable`.
+fn bad_inputs(n: usize) -> String {
+    format!("{} skipped or recorded as unreadable", count(n, "bad input"))
 }
 
 /// `1 group`, `2 groups`.

@@ -1,4 +1,4 @@
-//! Reading inputs (owned copies, memory maps, stdin) and writing outputs
+//! Reading inputs (owned, aligned copies; stdin) and writing outputs
 //! atomically.
 
 use std::fs::{self, File};
@@ -7,27 +7,22 @@ use std::ops::Deref;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use memmap2::Mmap;
 use robofilter::{Bundle, Compiler, Config, Dialect, Rules};
 
 /// The first bytes of every rules file.
 const RULES_MAGIC: &[u8; 8] = b"ROBOFLTR";
 
-/// The bytes of a whole input: a memory map, or an owned copy that starts
-/// at an 8-byte aligned address (as [`Rules::from_bytes`] requires).
-pub enum Bytes {
-    Map(Mmap),
-    Owned(Aligned),
-}
+/// The bytes of a whole input: an owned copy that starts at an 8-byte
+/// aligned address (as [`Rules::from_bytes`] requires). Nothing is
+/// memory-mapped: a mapped file truncated underneath the run raises
+/// SIGBUS (see [`read_owned`]).
+pub type Bytes = Aligned;
 
-impl Deref for Bytes {
+impl Deref for Aligned {
     type Target = [u8];
 
     fn deref(&self) -> &[u8] {
-        match self {
-            Bytes::Map(m) => m,
-            Bytes::Owned(b) => b.as_bytes(),
-        }
+        self.as_bytes()
     }
 }
 
@@ -92,8 +87,7 @@ pub fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
-/// Opens `path` for reading, with its length if it is a regular file (one
-/// that [`map`] can map). `what` names the file's role in messages.
+/// Opens `path` for reading, with its length if it is a regular file. `what` names the file's role in messages.
 pub fn open(path: &Path, what: &str) -> Result<(File, Option<u64>)> {
     let file = File::open(path).with_context(|| {
         format!("cannot open {what} '{}' (check the path)", path.display())
@@ -106,32 +100,6 @@ pub fn open(path: &Path, what: &str) -> Result<(File, Option<u64>)> {
     }
     let len = meta.is_file().then_some(meta.len());
     Ok((file, len))
-}
-
-/// Memory-maps a regular file.
-pub fn map(file: &File, path: &Path, what: &str) -> Result<Mmap> {
-    // SAFETY: a memory map is only sound while no one modifies or truncates
-    // the file; Rust cannot check that, and a mapped file truncated
-    // underneath kills the process with SIGBUS. So rules files, bundles,
-    // robots.txt files and URL lists are never mapped (see [`read_owned`]);
-    // this maps only the manifests and WARC files that `compile` reads
-    // once, front to back, and `--help` says inputs must not change during
-    // a run.
-    let map = unsafe { Mmap::map(file) };
-    map.with_context(|| format!("cannot map {what} '{}'", path.display()))
-}
-
-/// Reads all of `path` (`-`: stdin), mapping it when it is a regular file
-/// (for manifests and WARC files: see the risk at [`map`]).
-pub fn read(path: &Path, what: &str) -> Result<Bytes> {
-    if is_stdin(path) {
-        return read_owned(path, what);
-    }
-    let (file, len) = open(path, what)?;
-    match len {
-        Some(len) if len > 0 => Ok(Bytes::Map(map(&file, path, what)?)),
-        _ => read_all(file, 0, path, what),
-    }
 }
 
 /// Reads all of `path` (`-`: stdin) into memory. Rules files and bundles
@@ -156,7 +124,7 @@ fn read_all(
 ) -> Result<Bytes> {
     let bytes = Aligned::read_from(r, hint)
         .with_context(|| format!("cannot read {what} '{}'", display(path)))?;
-    Ok(Bytes::Owned(bytes))
+    Ok(bytes)
 }
 
 /// What a file holds, told by its first bytes (the magic of a rules file or
@@ -247,14 +215,6 @@ pub fn check_agent(agent: &str, dialect: Dialect) -> Result<()> {
     }
 }
 
-/// Reads a robots.txt (`-`: stdin), refusing a rules file or a bundle,
-/// which would otherwise parse as a robots.txt with no groups.
-pub fn read_robots(path: &Path) -> Result<Bytes> {
-    let bytes = read_owned(path, "robots.txt")?;
-    refuse_compiled(&bytes, path)?;
-    Ok(bytes)
-}
-
 /// Fails if `bytes` are a rules file or a bundle rather than a robots.txt.
 fn refuse_compiled(bytes: &[u8], path: &Path) -> Result<()> {
     let what = match Kind::of(bytes) {
@@ -277,7 +237,7 @@ pub fn compile(body: &[u8], config: Config, path: &Path) -> Result<Bytes> {
         Compiler::with_config(config).compile(body).with_context(|| {
             format!("cannot compile robots.txt '{}'", display(path))
         })?;
-    Ok(Bytes::Owned(Aligned::from(&bytes[..])))
+    Ok(Aligned::from(&bytes[..]))
 }
 
 /// Reads a rules file or a bundle, or a robots.txt (told apart by the

@@ -1,0 +1,402 @@
+//! Bundle inputs: the hosts and fetch outcomes to compile into a bundle,
+//! from a directory of robots.txt files (`--hosts`), a JSON-lines manifest
+//! (`--manifest`) or WARC captures such as Common Crawl's (`--warc`), and
+//! the read caps that keep every input's memory bounded.
+//!
+//! A bad member (a file that cannot be read, a broken manifest line, a
+//! capture that is not an HTTP response) never fails the whole build: it is
+//! listed in [`SourceStats::bad`] with its file and line or byte offset, and
+//! its host, when known, is recorded as [`Fetch::Unreadable`] so that its
+//! URLs are disallowed with a reason instead of becoming `unknown`.
+
+mod hosts;
+mod manifest;
+mod warc;
+
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::Path;
+
+use anyhow::{Context, Result, anyhow, bail};
+use robofilter::{Config, Dialect, Fetch, MAX_LINE_LEN};
+
+use crate::files;
+
+pub use hosts::read_hosts_dir;
+pub use manifest::read_manifest;
+pub use warc::read_warc;
+
+/// The most octets of a robots.txt the google dialect reads: 4 MiB, eight
+/// times the 500 KiB that Google's crawler itself reads (its documented
+/// limit), so that no real robots.txt is near it. The reference parser has
+/// no limit; a larger body is refused (one file) or recorded as unreadable
+/// (a bundle member) rather than cut, because a cut could change verdicts.
+pub const GOOGLE_READ_CAP: usize = 4 << 20;
+
+/// How many examples a note lists.
+const EXAMPLES: usize = 3;
+
+/// How much of a robots.txt body is read.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub struct Limits {
+    /// The most octets kept of a body.
+    pub body: usize,
+    /// Whether a longer body may be cut to `body` octets without changing
+    /// any verdict (rfc9309: nothing past the parse limit is parsed).
+    pub cut_ok: bool,
+}
+
+impl Limits {
+    /// The caps for `config`'s dialect. rfc9309 parses only the first
+    /// `parse_limit` octets and looks at one octet more to tell whether the
+    /// last line was cut; keeping one more line's worth ([`MAX_LINE_LEN`])
+    /// and one octet beyond that leaves the verdicts exactly as for the
+    /// whole file.
+    pub fn new(config: &Config) -> Limits {
+        match config.get_dialect() {
+            Dialect::Rfc9309 => Limits {
+                body: config
+                    .get_parse_limit()
+                    .saturating_add(MAX_LINE_LEN + 1),
+                cut_ok: true,
+            },
+            Dialect::Google => Limits { body: GOOGLE_READ_CAP, cut_ok: false },
+        }
+    }
+
+    /// Applies the cap to a whole body: cut (rfc9309) or refused (google).
+    pub fn apply(&self, mut body: Vec<u8>) -> Result<Vec<u8>, String> {
+        if body.len() <= self.body {
+            return Ok(body);
+        }
+        if self.cut_ok {
+            body.truncate(self.body);
+            return Ok(body);
+        }
+        Err(self.too_large())
+    }
+
+    /// The message for a body over the google dialect's cap.
+    pub fn too_large(&self) -> String {
+        format!(
+            "the robots.txt is larger than {} octets, the most the google \
+             dialect reads (Google's crawler reads 500 KiB; use the rfc9309 \
+             dialect, which reads only its parse limit, or shorten the file)",
+            self.body
+        )
+    }
+}
+
+/// One host's input for a bundle.
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub struct HostSource {
+    /// The authority as given (the builder normalises it with
+    /// [`robofilter::normalize_host`]).
+    pub host: String,
+    /// What the crawler got.
+    pub fetch: Fetch,
+    /// Where it came from, for messages: `DIR/x.txt`, `FILE:LINE` or
+    /// `FILE at byte OFFSET`.
+    pub origin: String,
+}
+
+/// Facts about an input, for the compile summary.
+#[derive(Debug, Default)]
+pub struct SourceStats {
+    /// What was skipped, replaced or left unresolved, and why: one
+    /// sentence each.
+    pub notes: Vec<String>,
+    /// Bad members, one message each (`ORIGIN: what is wrong; what was
+    /// done`): reported as warnings, fatal with `--strict`.
+    pub bad: Vec<String>,
+    /// Inputs read: files, non-empty lines or WARC records.
+    pub read: usize,
+    /// Inputs that give no host (not a `.txt` file, not a robots.txt
+    /// response record).
+    pub skipped: usize,
+    /// Captures ignored for a later capture of the same host (WARC).
+    pub replaced: usize,
+    /// Hosts whose fetch ends at a redirect that is not resolved (WARC).
+    pub unresolved: usize,
+}
+
+impl SourceStats {
+    /// A bad member whose host is not known: nothing is recorded.
+    fn skip(&mut self, origin: &str, msg: impl std::fmt::Display) {
+        self.bad.push(format!("{origin}: {msg}; skipped"));
+    }
+
+    /// A bad member whose host is known: recorded as unreadable.
+    fn unreadable(
+        &mut self,
+        out: &mut Vec<HostSource>,
+        host: String,
+        origin: String,
+        msg: impl std::fmt::Display,
+    ) {
+        self.bad.push(format!(
+            "{origin}: {msg}; host '{host}' recorded as unreadable (its URLs \
+             are disallowed)"
+        ));
+        out.push(HostSource { host, fetch: Fetch::Unreadable, origin });
+    }
+}
+
+/// Reads a robots.txt (`-`: stdin) up to one octet past `limits.body`;
+/// the flag says whether there was more. Never reads without bound, so
+/// `/dev/zero` or an endless pipe costs at most the cap.
+pub fn read_robots(path: &Path, limits: Limits) -> Result<(Vec<u8>, bool)> {
+    let name = files::display(path);
+    let reader: Box<dyn Read> = if files::is_stdin(path) {
+        Box::new(io::stdin().lock())
+    } else {
+        let file = File::open(path).with_context(|| {
+            format!("cannot open robots.txt '{name}' (check the path)")
+        })?;
+        if file.metadata().is_ok_and(|m| m.is_dir()) {
+            bail!("robots.txt '{name}' is a directory (expected a file)");
+        }
+        Box::new(file)
+    };
+    read_capped(reader, limits.body)
+        .with_context(|| format!("cannot read robots.txt '{name}'"))
+}
+
+/// Reads at most `cap` octets; the flag says whether there was more.
+fn read_capped(reader: impl Read, cap: usize) -> io::Result<(Vec<u8>, bool)> {
+    let mut body = Vec::new();
+    reader.take(cap as u64 + 1).read_to_end(&mut body)?;
+    let more = body.len() > cap;
+    body.truncate(cap);
+    Ok((body, more))
+}
+
+// ---------------------------------------------------------------------
+// Compressed inputs
+
+/// How an input is compressed, by its magic bytes.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+enum Compression {
+    None,
+    Gzip,
+    Zstd,
+}
+
+impl Compression {
+    fn detect(bytes: &[u8]) -> Compression {
+        if bytes.starts_with(&[0x1f, 0x8b]) {
+            Compression::Gzip
+        } else if bytes.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+            Compression::Zstd
+        } else {
+            Compression::None
+        }
+    }
+
+    /// ` (decompressed)` after a byte offset in a compressed stream.
+    fn offset_suffix(self) -> &'static str {
+        match self {
+            Compression::None => "",
+            _ => " (decompressed)",
+        }
+    }
+}
+
+/// A streaming reader of `path` (`-`: stdin), decompressed; every gzip
+/// member and zstd frame. Streaming, not read whole: the memory a
+/// manifest or WARC file costs is bounded by the line and record caps,
+/// whatever its size (`/dev/zero` included).
+fn open_stream(
+    path: &Path,
+    what: &str,
+) -> Result<(Box<dyn BufRead>, Compression)> {
+    let name = files::display(path);
+    let mut raw: Box<dyn Read> = if files::is_stdin(path) {
+        Box::new(io::stdin())
+    } else {
+        let (file, _) = files::open(path, what)?;
+        Box::new(file)
+    };
+    // The magic bytes, read fully even from a pipe that gives them one at
+    // a time, then put back in front.
+    let mut magic = Vec::with_capacity(4);
+    (&mut raw)
+        .take(4)
+        .read_to_end(&mut magic)
+        .with_context(|| format!("cannot read {what} '{name}'"))?;
+    let comp = Compression::detect(&magic);
+    let raw =
+        BufReader::with_capacity(64 << 10, io::Cursor::new(magic).chain(raw));
+    let reader: Box<dyn BufRead> = match comp {
+        Compression::None => Box::new(raw),
+        Compression::Gzip => {
+            Box::new(BufReader::new(flate2::bufread::MultiGzDecoder::new(raw)))
+        }
+        Compression::Zstd => {
+            let d = zstd::stream::read::Decoder::with_buffer(raw)
+                .with_context(|| format!("cannot start zstd on '{name}'"))?;
+            Box::new(BufReader::new(d))
+        }
+    };
+    Ok((reader, comp))
+}
+
+/// The error of a failed read of a decompressed stream.
+fn decode_error(
+    name: &str,
+    comp: Compression,
+    pos: u64,
+    e: io::Error,
+) -> anyhow::Error {
+    let what = match comp {
+        Compression::None => "read",
+        Compression::Gzip => "decompress (gzip)",
+        Compression::Zstd => "decompress (zstd)",
+    };
+    anyhow!(
+        "cannot {what} '{name}' after byte {pos}{}: {e} (is the file \
+         complete?)",
+        comp.offset_suffix()
+    )
+}
+
+// ---------------------------------------------------------------------
+// Messages
+
+fn is_blank(line: &[u8]) -> bool {
+    trim_eol(line).is_empty()
+}
+
+fn trim_eol(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// At most 60 bytes of `b`, escaped, for messages.
+fn snippet(b: &[u8]) -> String {
+    let b = trim_eol(b);
+    let mut s = b[..b.len().min(60)].escape_ascii().to_string();
+    if b.len() > 60 {
+        s.push_str("...");
+    }
+    s
+}
+
+/// `1 file`, `2 files`, `2 subdirectories`.
+fn count(n: usize, noun: &str) -> String {
+    match (n, noun.strip_suffix('y')) {
+        (1, _) => format!("1 {noun}"),
+        (_, Some(stem)) => format!("{n} {stem}ies"),
+        _ => format!("{n} {noun}s"),
+    }
+}
+
+/// The first few items, and how many more.
+fn examples<S: AsRef<str>>(items: &[S]) -> String {
+    let mut s = String::new();
+    for (i, item) in items.iter().take(EXAMPLES).enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        s.push_str(item.as_ref());
+    }
+    if items.len() > EXAMPLES {
+        let _ = write!(s, " and {} more", items.len() - EXAMPLES);
+    }
+    s
+}
+
+/// Helpers for the unit tests of the three readers.
+#[cfg(test)]
+mod testing {
+    use std::fs;
+    use std::path::{Path, PathBuf};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use robofilter::{Config, Fetch};
+
+    use super::{HostSource, Limits};
+
+    pub fn fixture(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/bundle").join(name)
+    }
+
+    /// The rfc9309 caps at the default parse limit.
+    pub fn limits() -> Limits {
+        Limits::new(&Config::new())
+    }
+
+    /// A fresh directory under the system's temp directory, removed on drop.
+    pub struct TempDir(pub PathBuf);
+
+    impl TempDir {
+        pub fn new() -> TempDir {
+            static N: AtomicUsize = AtomicUsize::new(0);
+            let n = N.fetch_add(1, Ordering::Relaxed);
+            let dir = std::env::temp_dir().join(format!(
+                "robofilter-sources-{}-{n}",
+                std::process::id()
+            ));
+            let _ = fs::remove_dir_all(&dir);
+            fs::create_dir_all(&dir).unwrap();
+            TempDir(dir)
+        }
+
+        pub fn file(&self, name: &str, bytes: &[u8]) -> PathBuf {
+            let path = self.0.join(name);
+            fs::write(&path, bytes).unwrap();
+            path
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    pub fn ok(status: u16, body: &str) -> Fetch {
+        Fetch::Http { status, body: body.as_bytes().to_vec() }
+    }
+
+    pub fn fail(status: u16) -> Fetch {
+        Fetch::Http { status, body: Vec::new() }
+    }
+
+    pub fn outcomes(hosts: &[HostSource]) -> Vec<(&str, &Fetch)> {
+        hosts.iter().map(|h| (h.host.as_str(), &h.fetch)).collect()
+    }
+
+    /// The error message of `r`, with its causes.
+    pub fn error<T>(r: anyhow::Result<T>) -> String {
+        match r {
+            Ok(_) => panic!("expected an error"),
+            Err(e) => format!("{e:#}"),
+        }
+    }
+
+    pub const RULES_A: &str = "User-agent: *\nDisallow: /private/\n";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn caps() {
+        let rfc = Limits::new(&Config::new());
+        assert_eq!(rfc.body, 512_000 + 16_663 + 1);
+        let big = vec![b'a'; rfc.body + 10];
+        assert_eq!(rfc.apply(big).unwrap().len(), rfc.body);
+        let g = Limits::new(&Config::new().dialect(Dialect::Google));
+        assert!(g.apply(vec![b'a'; g.body + 1]).is_err());
+        assert_eq!(g.apply(vec![b'a'; g.body]).unwrap().len(), g.body);
+        let (b, more) = read_capped(&b"abcdef"[..], 4).unwrap();
+        assert_eq!((&b[..], more), (&b"abcd"[..], true));
+        let (b, more) = read_capped(&b"abcd"[..], 4).unwrap();
+        assert_eq!((&b[..], more), (&b"abcd"[..], false));
+        assert_eq!(count(2, "subdirectory"), "2 subdirectories");
+        assert_eq!(examples(&["a", "b", "c", "d"]), "a, b, c and 1 more");
+    }
+}

@@ -1,0 +1,445 @@
+//! Bundle build inputs at their edges (issue 11, Part B items 7 and 8):
+//! bounded reads, special files in `--hosts`, and bad members that cost
+//! only their own host (`--strict` makes them fatal). Unix only: the
+//! tests make FIFOs and symlinks and bound memory with `ulimit`.
+#![cfg(unix)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_robofilter");
+
+/// A fresh directory under the system temp dir, removed on drop.
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new(name: &str) -> Dir {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!(
+            "robofilter-edges-sources-{name}-{}-{n}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap();
+        Dir(path)
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+
+    fn write(&self, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.path(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    /// Runs the binary here; kills it and fails the test after `limit`.
+    fn run(&self, args: &[&str], limit: Duration) -> Run {
+        let mut cmd = Command::new(BIN);
+        cmd.args(args);
+        self.spawn(cmd, args.join(" "), limit)
+    }
+
+    /// Runs the binary under `ulimit -v` (KiB of address space), so that
+    /// an unbounded read dies instead of filling the machine.
+    fn run_bounded(&self, args: &[&str], kib: u64) -> Run {
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c")
+            .arg(format!("ulimit -v {kib} && exec \"$0\" \"$@\""))
+            .arg(BIN)
+            .args(args);
+        self.spawn(cmd, format!("(ulimit -v {kib}) {}", args.join(" ")), T)
+    }
+
+    fn spawn(&self, mut cmd: Command, what: String, limit: Duration) -> Run {
+        let mut child = cmd
+            .current_dir(&self.0)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if start.elapsed() > limit {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("`{what}` did not finish within {limit:?}");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let out: Output = child.wait_with_output().unwrap();
+        Run {
+            what,
+            code: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ =
+            Command::new("chmod").arg("-R").arg("u+rwx").arg(&self.0).status();
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Generous: every run here takes well under a second.
+const T: Duration = Duration::from_secs(60);
+
+struct Run {
+    what: String,
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn code(&self, want: i32) -> &Run {
+        assert_eq!(
+            self.code,
+            Some(want),
+            "`{}`\nstdout: {}\nstderr: {}",
+            self.what,
+            self.stdout,
+            self.stderr
+        );
+        self
+    }
+
+    fn stderr_has(&self, parts: &[&str]) -> &Run {
+        for p in parts {
+            assert!(
+                self.stderr.contains(p),
+                "`{}`: stderr lacks {p:?}:\n{}",
+                self.what,
+                self.stderr
+            );
+        }
+        self
+    }
+}
+
+/// The `--emit all --explain` line of each URL, by URL.
+fn verdicts(dir: &Dir, bundle: &str, urls: &[&str]) -> Vec<String> {
+    dir.write("urls.txt", urls.join("\n") + "\n");
+    let run = dir.run(
+        &[
+            "filter",
+            bundle,
+            "--agent",
+            "Bot",
+            "--emit",
+            "all",
+            "--explain",
+            "urls.txt",
+        ],
+        T,
+    );
+    run.code(0);
+    run.stdout.lines().map(str::to_string).collect()
+}
+
+/// Asserts that `url` is disallowed because its input was unreadable.
+fn assert_unreadable(lines: &[String], url: &str) {
+    let line = lines
+        .iter()
+        .find(|l| l.split('\t').nth(1) == Some(url))
+        .unwrap_or_else(|| panic!("no verdict for {url}: {lines:#?}"));
+    assert!(
+        line.starts_with("disallow\t") && line.contains("unreadable"),
+        "{line}"
+    );
+}
+
+const RULES: &str = "User-agent: *\nDisallow: /private/\n";
+
+// ---------------------------------------------------------------------
+// Item 7: unbounded reads
+
+/// 1 GiB of address space: a capped read needs a few MB.
+const ONE_GIB: u64 = 1 << 20;
+
+#[test]
+fn compile_dev_zero_is_bounded() {
+    let dir = Dir::new("zero");
+    // rfc9309: the parse limit and one line more are read; the verdicts
+    // are those of the whole (endless) file.
+    dir.run_bounded(&["compile", "/dev/zero", "-o", "z.bin"], ONE_GIB)
+        .code(0)
+        .stderr_has(&["'/dev/zero' is longer than 528664 octets"]);
+    assert!(dir.path("z.bin").exists());
+    // google: a documented cap, refused beyond it.
+    dir.run_bounded(
+        &["compile", "--dialect", "google", "/dev/zero", "-o", "g.bin"],
+        ONE_GIB,
+    )
+    .code(2)
+    .stderr_has(&["larger than 4194304 octets"]);
+    assert!(!dir.path("g.bin").exists());
+    dir.run_bounded(
+        &["compile", "--manifest", "/dev/zero", "-o", "m.bin"],
+        ONE_GIB,
+    )
+    .code(2)
+    .stderr_has(&["/dev/zero:1: no line end in"]);
+    dir.run_bounded(
+        &["compile", "--warc", "/dev/zero", "-o", "w.bin"],
+        ONE_GIB,
+    )
+    .code(2)
+    .stderr_has(&["/dev/zero at byte 0: a header line is longer"]);
+    assert!(!dir.path("m.bin").exists() && !dir.path("w.bin").exists());
+}
+
+/// A 2 GiB (sparse) member of --hosts is read only up to the cap.
+#[test]
+fn huge_hosts_member_is_bounded() {
+    let dir = Dir::new("huge");
+    std::fs::create_dir(dir.path("h")).unwrap();
+    dir.write("h/a.example.txt", RULES);
+    let big = std::fs::File::create(dir.path("h/big.example.txt")).unwrap();
+    big.set_len(2 << 30).unwrap();
+    drop(big);
+    dir.run_bounded(&["compile", "--hosts", "h", "-o", "b.bin"], ONE_GIB)
+        .code(0)
+        .stderr_has(&["2 hosts (2 by robots.txt"]);
+    // The google dialect does not cut: the member is unreadable.
+    dir.run_bounded(
+        &["compile", "--dialect", "google", "--hosts", "h", "-o", "g.bin"],
+        ONE_GIB,
+    )
+    .code(0)
+    .stderr_has(&[
+        "big.example.txt: the robots.txt is larger than 4194304 octets",
+        "1 bad input skipped or recorded as unreadable",
+    ]);
+    let lines = verdicts(
+        &dir,
+        "g.bin",
+        &["http://big.example/", "http://a.example/private/"],
+    );
+    assert_unreadable(&lines, "http://big.example/");
+    assert!(lines[1].starts_with("disallow\t"), "{lines:?}");
+}
+
+/// A manifest line over the cap is skipped, the next one is read.
+#[test]
+fn long_manifest_line_is_skipped() {
+    let dir = Dir::new("longline");
+    // 6 x (512000 + 16663 + 1) + 64 KiB: the line cap at the default limit.
+    let cap = 6 * 528_664 + (64 << 10);
+    let long = format!(
+        "{{\"host\":\"a.example\",\"status\":200,\"x\":\"{}\"}}\n",
+        "y".repeat(cap)
+    );
+    dir.write(
+        "m.jsonl",
+        long + "{\"host\":\"b.example\",\"status\":200,\"body\":\"Disallow: /\"}\n",
+    );
+    dir.run(&["compile", "--manifest", "m.jsonl", "-o", "b.bin"], T)
+        .code(0)
+        .stderr_has(&["m.jsonl:1: the line is longer than", "1 host ("]);
+}
+
+#[test]
+fn fifo_in_hosts_is_not_opened() {
+    let dir = Dir::new("fifo");
+    std::fs::create_dir(dir.path("h")).unwrap();
+    dir.write("h/a.example.txt", RULES);
+    let fifo = dir.path("h/f.example.txt");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        println!("skipped: mkfifo is not available");
+        return;
+    }
+    // Before: the build blocked for ever opening the FIFO.
+    dir.run(
+        &["compile", "--hosts", "h", "-o", "b.bin"],
+        Duration::from_secs(20),
+    )
+    .code(0)
+    .stderr_has(&[
+        "f.example.txt: a FIFO (named pipe), not a robots.txt file (not \
+             opened)",
+        "1 bad input skipped or recorded as unreadable (see above)",
+    ]);
+    let lines = verdicts(
+        &dir,
+        "b.bin",
+        &["http://f.example/x", "http://a.example/private/x"],
+    );
+    assert_unreadable(&lines, "http://f.example/x");
+    assert!(lines[1].starts_with("disallow\t"), "{lines:?}");
+}
+
+// ---------------------------------------------------------------------
+// Item 8: one bad member does not fail the build
+
+#[test]
+fn bad_hosts_members_cost_only_their_host() {
+    let dir = Dir::new("badhosts");
+    std::fs::create_dir(dir.path("h")).unwrap();
+    dir.write("h/a.example.txt", RULES);
+    std::os::unix::fs::symlink("nowhere", dir.path("h/d.example.txt"))
+        .unwrap();
+    std::fs::create_dir(dir.path("h/x.example.txt")).unwrap();
+    let locked = dir.write("h/u.example.txt", RULES);
+    Command::new("chmod").arg("000").arg(&locked).status().unwrap();
+    // root reads any file: then the permission case proves nothing.
+    let can_lock = std::fs::read(&locked).is_err();
+    let n = if can_lock { 3 } else { 2 };
+    let run = dir.run(&["compile", "--hosts", "h", "-o", "b.bin"], T);
+    run.code(0).stderr_has(&[
+        "h/d.example.txt: a symbolic link to 'nowhere'",
+        "h/x.example.txt: a directory",
+        &format!(
+            "{n} bad inputs skipped or recorded as unreadable (see above)"
+        ),
+    ]);
+    if can_lock {
+        run.stderr_has(&["h/u.example.txt: cannot open"]);
+    } else {
+        println!("skipped the unreadable-file case: running as root");
+    }
+    let lines = verdicts(
+        &dir,
+        "b.bin",
+        &[
+            "http://a.example/private/x",
+            "http://a.example/public",
+            "http://d.example/",
+            "http://x.example/",
+        ],
+    );
+    assert!(lines[0].starts_with("disallow\t"), "{lines:?}");
+    assert!(lines[1].starts_with("allow\t"), "{lines:?}");
+    assert_unreadable(&lines, "http://d.example/");
+    assert_unreadable(&lines, "http://x.example/");
+
+    // --strict: fatal, nothing written.
+    dir.run(&["compile", "--strict", "--hosts", "h", "-o", "s.bin"], T)
+        .code(2)
+        .stderr_has(&["fatal with --strict: nothing written"]);
+    assert!(!dir.path("s.bin").exists());
+}
+
+#[test]
+fn bad_manifest_lines_cost_only_their_host() {
+    let dir = Dir::new("badmanifest");
+    dir.write(
+        "m.jsonl",
+        [
+            r#"{"host":"a.example","status":200,"body":"User-agent: *\nDisallow: /private/\n"}"#,
+            r#"{"host":"b.example","status":"200","body":"User-agent: *\n"}"#,
+            r#"{"host":"c.example","status":200,"body":"#,
+            r#"{"host":"d.example","body":"x"}"#,
+            r#"{"host":"e.example","status":404}"#,
+        ]
+        .join("\n"),
+    );
+    dir.run(&["compile", "--manifest", "m.jsonl", "-o", "b.bin"], T)
+        .code(0)
+        .stderr_has(&[
+            "m.jsonl:2: invalid value: string \"200\", expected an HTTP status",
+            "host 'b.example' recorded as unreadable",
+            "m.jsonl:3: invalid JSON at column",
+            "m.jsonl:4: missing field `status`",
+            "host 'd.example' recorded as unreadable",
+            "4 hosts (",
+            "3 bad inputs skipped or recorded as unreadable (see above)",
+        ]);
+    let lines = verdicts(
+        &dir,
+        "b.bin",
+        &[
+            "http://a.example/private/x",
+            "http://b.example/x",
+            "http://c.example/x",
+            "http://d.example/x",
+            "http://e.example/x",
+        ],
+    );
+    assert!(lines[0].starts_with("disallow\t"), "{lines:?}");
+    assert_unreadable(&lines, "http://b.example/x");
+    // Broken JSON names no host: reported above, and unknown here.
+    assert!(lines[2].starts_with("unknown\t"), "{lines:?}");
+    assert_unreadable(&lines, "http://d.example/x");
+    assert!(lines[4].starts_with("allow\t"), "{lines:?}");
+
+    dir.run(
+        &["compile", "--strict", "--manifest", "m.jsonl", "-o", "s.bin"],
+        T,
+    )
+    .code(2)
+    .stderr_has(&["3 bad inputs (see above), fatal with --strict"]);
+    assert!(!dir.path("s.bin").exists());
+}
+
+/// One WARC response record.
+fn response(uri: &str, http: &str) -> Vec<u8> {
+    let mut r = format!(
+        "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: {uri}\r\n\
+         Content-Type: application/http; msgtype=response\r\n\
+         Content-Length: {}\r\n\r\n",
+        http.len()
+    )
+    .into_bytes();
+    r.extend_from_slice(http.as_bytes());
+    r.extend_from_slice(b"\r\n\r\n");
+    r
+}
+
+#[test]
+fn warc_status_999_and_bad_records() {
+    let dir = Dir::new("warc");
+    let mut w = response(
+        "http://a.example/robots.txt",
+        &format!(
+            "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{RULES}",
+            RULES.len()
+        ),
+    );
+    // LinkedIn's answer to crawlers: not an HTTP status.
+    w.extend(response(
+        "https://www.linkedin.com/robots.txt",
+        "HTTP/1.1 999 Request denied\r\nContent-Length: 0\r\n\r\n",
+    ));
+    let at = w.len();
+    w.extend(response("http://b.example/robots.txt", "garbage"));
+    dir.write("r.warc", &w);
+    dir.run(&["compile", "--warc", "r.warc", "-o", "b.bin"], T)
+        .code(0)
+        .stderr_has(&[
+            &format!("r.warc at byte {at}: the HTTP response"),
+            "host 'b.example' recorded as unreadable",
+            "outside 100-599",
+            "3 hosts (1 by robots.txt, 0 allow all, 2 disallow all)",
+            "1 bad input skipped",
+        ]);
+    let lines = verdicts(
+        &dir,
+        "b.bin",
+        &[
+            "https://www.linkedin.com/in/x",
+            "http://b.example/",
+            "http://a.example/private/",
+        ],
+    );
+    assert!(
+        lines[0].starts_with("disallow\t") && lines[0].contains("unreachable"),
+        "{lines:?}"
+    );
+    assert_unreadable(&lines, "http://b.example/");
+    assert!(lines[2].starts_with("disallow\t"), "{lines:?}");
+
+    dir.run(&["compile", "--strict", "--warc", "r.warc", "-o", "s.bin"], T)
+        .code(2);
+    assert!(!Path::new(&dir.path("s.bin")).exists());
+}
