@@ -102,11 +102,13 @@
 //!   compiler (`Compiler`).
 //! - `parallel` (with `cli`): [`BundleBuilder`] compiles distinct robots.txt
 //!   bodies on all cores (rayon).
-//! - `cli` (default): the `robofilter` binary (clap, rayon, anyhow,
-//!   serde_json, base64, flate2, zstd, indicatif).
+//! - `cli` (default): the `robofilter` binary (clap, clap_mangen,
+//!   clap_complete, rayon, anyhow, serde, serde_json, base64, flate2, zstd,
+//!   indicatif, tempfile, signal-hook, httparse, url).
 //!
 //! With `default-features = false` the crate loads rules files and decides URLs
-//! only, with a few small dependencies (`bytemuck`, `crc32fast`, `memchr`).
+//! only, with a few small dependencies (`bytemuck`, `crc32fast`, `memchr`, and
+//! `robofilter-scan`, this workspace's line classifier).
 //!
 //! # Safety
 //!
