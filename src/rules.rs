@@ -30,6 +30,8 @@ pub(crate) const NOTE_NONE: u32 = 0;
 pub(crate) const NOTE_STATES: u32 = 1;
 pub(crate) const NOTE_WORK: u32 = 2;
 pub(crate) const NOTE_BYTES: u32 = 3;
+pub(crate) const NOTE_FILE_WORK: u32 = 4;
+pub(crate) const NOTE_RULE_STARS: u32 = 5;
 
 /// Whether a rule allows or disallows.
 #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -798,6 +800,8 @@ impl<'a> Rules<'a> {
                 NOTE_STATES => Some("state budget"),
                 NOTE_WORK => Some("work budget"),
                 NOTE_BYTES => Some("byte budget"),
+                NOTE_FILE_WORK => Some("work budget of the file"),
+                NOTE_RULE_STARS => Some("wildcard budget of a rule"),
                 _ => None,
             };
             GroupInfo {

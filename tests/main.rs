@@ -7,6 +7,8 @@
 mod util;
 
 #[cfg(feature = "compile")]
+mod budget;
+#[cfg(feature = "compile")]
 mod bundle;
 #[cfg(feature = "cli")]
 mod cli;
