@@ -83,7 +83,9 @@ fn robots(
             body.push_str(&format!("User-agent: bot{a}{b}\n"));
         }
         let p = pattern(shape, i, stars, &mut rng);
-        let kind = if i % 3 == 0 { "Allow" } else { "Disallow" };
+        // Rule 0 disallows, so that a file of one rule has something to
+        // build.
+        let kind = if i % 3 == 1 { "Allow" } else { "Disallow" };
         body.push_str(&format!("{kind}: {p}\n"));
         patterns.push(p);
     }
@@ -185,6 +187,7 @@ fn thirty_rules_of_eight_thousand_stars() {
             let rules = Rules::from_bytes(bytes.as_bytes()).unwrap();
             for g in rules.groups() {
                 if g.engine() == EngineKind::AllowAll {
+                    assert!(spread, "{name}");
                     continue;
                 }
                 assert_eq!(g.engine(), EngineKind::Direct, "{name}");
@@ -226,8 +229,8 @@ fn long_chains_use_the_direct_matcher_with_the_oracles_verdicts() {
 
 /// Under the per-rule cap, a chain of `n` stars is built as a DFA in work
 /// linear in `n`: a state keeps only the positions after each rule's last
-/// `*`. (Keeping every passed `*`, as before, made the work quadratic:
-/// about 3.4 M steps for 250 stars.)
+/// `*` (about 40 steps per star). Keeping every passed `*`, as before,
+/// made the work quadratic: 65 k steps for 50 varied stars, against 2.4 k.
 #[test]
 fn a_chain_of_stars_builds_in_linear_work() {
     for stars in [50, 100, 250] {
@@ -237,10 +240,9 @@ fn a_chain_of_stars_builds_in_linear_work() {
             let (bytes, steps) = compile(&body, Config::new());
             let rules = Rules::from_bytes(bytes.as_bytes()).unwrap();
             let g = rules.groups().next().unwrap();
-            if g.engine() != EngineKind::AllowAll {
-                assert_eq!(g.engine(), EngineKind::VerdictDfa, "{name}");
-            }
-            assert!(steps <= 400 * stars as u64, "{name}: {steps} steps");
+            assert_eq!(g.engine(), EngineKind::VerdictDfa, "{name}");
+            assert!(steps <= 100 * stars as u64, "{name}: {steps} steps");
+            println!("{name}: {steps} steps");
             let mut rng = Rng::new(6);
             let urls = urls(&patterns, &mut rng, 30);
             same_verdicts(&name, &body, &bytes, Dialect::Rfc9309, &urls);
