@@ -41,6 +41,7 @@ pub struct Config {
     max_states: usize,
     max_work: u64,
     max_bytes: usize,
+    max_file_work: u64,
 }
 
 impl Default for Config {
@@ -51,7 +52,8 @@ impl Default for Config {
 
 impl Config {
     /// The defaults: rfc9309, all agents, 500 KiB parse limit, 50,000 DFA
-    /// states and 25 M construction steps per group.
+    /// states and 25 M construction steps per group, 4 MiB per group's
+    /// automata, and 200 M construction steps per file.
     pub fn new() -> Config {
         Config {
             dialect: Dialect::Rfc9309,
@@ -60,6 +62,7 @@ impl Config {
             max_states: 50_000,
             max_work: 25_000_000,
             max_bytes: 4 << 20,
+            max_file_work: DEFAULT_FILE_WORK,
         }
     }
 
@@ -105,6 +108,16 @@ impl Config {
     /// hosts with the most complex rules.
     pub fn dfa_byte_limit(mut self, octets: usize) -> Config {
         self.max_bytes = octets;
+        self
+    }
+
+    /// The most construction steps one whole file may take, over all its
+    /// groups (default 200,000,000, about three seconds of one core). Once they
+    /// are spent, the remaining groups use the direct matcher (same
+    /// verdicts, slower), so any robots.txt compiles in bounded time and
+    /// memory however many groups it has.
+    pub fn file_work_limit(mut self, steps: u64) -> Config {
+        self.max_file_work = steps;
         self
     }
 
@@ -191,9 +204,25 @@ impl Compiler {
         &self,
         robots: &RobotsTxt,
     ) -> Result<Vec<u8>, BuildError> {
+        self.compile_counted(robots).map(|(bytes, _)| bytes)
+    }
+
+    /// [`Compiler::compile_parsed`], also returning the construction steps
+    /// it counted against [`Config::file_work_limit`] (for tests of the
+    /// budget; not a stable interface).
+    ///
+    /// # Errors
+    ///
+    /// As for [`Compiler::compile`].
+    #[doc(hidden)]
+    pub fn compile_counted(
+        &self,
+        robots: &RobotsTxt,
+    ) -> Result<(Vec<u8>, u64), BuildError> {
         let mut w = Writer::new(self.config.clone());
         w.robots(robots)?;
-        w.finish()
+        let spent = w.meter.spent();
+        Ok((w.finish()?, spent))
     }
 }
 
@@ -201,6 +230,19 @@ impl Compiler {
 /// above any real pattern (lines are at most 16,663 octets, at most three
 /// times that once escaped), and small enough that 4 x it fits a `u32`.
 const ROBOTS_TXT_PRIORITY: u32 = 1 << 24;
+
+/// The default [`Config::file_work_limit`]: eight groups at the group
+/// budget. Measured at about 60 M steps per second of one core (the
+/// groups of dailymotion.com's robots.txt), so about 3 s; all of that
+/// file's groups fit.
+const DEFAULT_FILE_WORK: u64 = 200_000_000;
+
+/// The most `*` one rule may hold (runs of `*` count once) for its group
+/// to be built as an automaton. Each `*` of a rule multiplies the states
+/// its group's automaton may need; the real corpus (74.6 k files) has at
+/// most 78, while a 16 k-octet line can hold 8 k. Past this the group
+/// uses the direct matcher, which is linear in the rule's length per URL.
+const MAX_RULE_STARS: usize = 256;
 
 /// The most score DFAs a split group may have; past it, the direct matcher
 /// is as fast and far smaller.
@@ -214,6 +256,7 @@ fn split(
     range: core::ops::Range<usize>,
     budget: Budget,
     max_bytes: usize,
+    meter: &mut build::Meter,
     parts: &mut Vec<Vec<u8>>,
 ) -> bool {
     let used: usize = parts.iter().map(Vec::len).sum();
@@ -236,15 +279,24 @@ fn split(
         .chain(&rules[range.end..])
         .map(|r| r.priority)
         .collect();
-    match build::build_scores(&rules[range.clone()], &outside, budget) {
+    match build::build_scores(&rules[range.clone()], &outside, budget, meter) {
         Ok(built) => {
             parts.push(built);
             true
         }
+        // Halves would need the same exhausted file budget.
+        Err(OverBudget::FileWork) => false,
         Err(_) => {
             let mid = range.start + range.len() / 2;
-            split(rules, range.start..mid, budget, max_bytes, parts)
-                && split(rules, mid..range.end, budget, max_bytes, parts)
+            split(rules, range.start..mid, budget, max_bytes, meter, parts)
+                && split(
+                    rules,
+                    mid..range.end,
+                    budget,
+                    max_bytes,
+                    meter,
+                    parts,
+                )
         }
     }
 }
@@ -266,6 +318,10 @@ fn split_blob(parts: &[Vec<u8>]) -> Vec<u8> {
     out
 }
 
+/// An engine written to the engines section: engine code, budget note,
+/// offset and length.
+type Placed = (u32, u32, u64, u64);
+
 /// Accumulates the sections of a rules file.
 struct Writer {
     config: Config,
@@ -281,6 +337,12 @@ struct Writer {
     group_ids: HashMap<Vec<u32>, u32>,
     group_len: u32,
     rule_len: u32,
+    /// The construction work left for this file.
+    meter: build::Meter,
+    /// Engines already built, by their rules' kinds and patterns (groups
+    /// of different agents often repeat the same rules on other lines):
+    /// engine code, note, offset and length in `engines`.
+    built: HashMap<Vec<(RuleKind, Vec<u8>)>, Placed>,
 }
 
 fn to_u32(n: usize, what: &str) -> Result<u32, BuildError> {
@@ -297,6 +359,7 @@ fn source_code(source: Source) -> u32 {
 
 impl Writer {
     fn new(config: Config) -> Writer {
+        let meter = build::Meter::new(config.max_file_work);
         Writer {
             config,
             strings: Vec::new(),
@@ -311,6 +374,8 @@ impl Writer {
             group_ids: HashMap::new(),
             group_len: 0,
             rule_len: 0,
+            meter,
+            built: HashMap::new(),
         }
     }
 
@@ -426,12 +491,24 @@ impl Writer {
             );
             self.rule_len = to_u32(self.rule_len as usize + 1, "rules")?;
         }
-        let (engine, note, bytes) = self.engine(&rules);
-        // Engines are 64-byte aligned inside a 64-byte aligned section.
-        self.engines.resize(self.engines.len().next_multiple_of(64), 0);
-        let off = self.engines.len() as u64;
-        let len = bytes.len() as u64;
-        self.engines.extend_from_slice(&bytes);
+        let content: Vec<(RuleKind, Vec<u8>)> =
+            rules.iter().map(|r| (r.kind(), r.pattern().to_vec())).collect();
+        let (engine, note, off, len) = match self.built.get(&content) {
+            // The same engine bytes serve both groups.
+            Some(&found) => found,
+            None => {
+                let (engine, note, bytes) = self.engine(&rules);
+                // Engines are 64-byte aligned inside a 64-byte aligned
+                // section.
+                self.engines
+                    .resize(self.engines.len().next_multiple_of(64), 0);
+                let off = self.engines.len() as u64;
+                let len = bytes.len() as u64;
+                self.engines.extend_from_slice(&bytes);
+                self.built.insert(content, (engine, note, off, len));
+                (engine, note, off, len)
+            }
+        };
         push_rec(
             &mut self.groups,
             &[
@@ -451,9 +528,12 @@ impl Writer {
         Ok(id)
     }
 
-    fn engine(&self, rules: &[&Rule]) -> (u32, u32, Vec<u8>) {
+    fn engine(&mut self, rules: &[&Rule]) -> (u32, u32, Vec<u8>) {
         if rules.iter().all(|r| r.kind() == RuleKind::Allow) {
             return (ENGINE_ALLOW_ALL, NOTE_NONE, Vec::new());
+        }
+        if self.meter.left() == 0 {
+            return (ENGINE_DIRECT, crate::wire::NOTE_FILE_WORK, Vec::new());
         }
         let dialect = self.config.dialect;
         let mut build_rules: Vec<BuildRule> =
@@ -470,6 +550,18 @@ impl Writer {
                     add(RuleKind::Allow, alias.len() as u32, &alias);
                 }
             }
+        }
+        let stars = |r: &BuildRule| {
+            let mut n = 0;
+            for (i, t) in r.toks.iter().enumerate() {
+                if *t == Tok::Star && (i == 0 || r.toks[i - 1] != Tok::Star) {
+                    n += 1;
+                }
+            }
+            n
+        };
+        if build_rules.iter().any(|r| stars(r) > MAX_RULE_STARS) {
+            return (ENGINE_DIRECT, crate::wire::NOTE_RULE_STARS, Vec::new());
         }
         if dialect == Dialect::Rfc9309 {
             // RFC 9309 §2.2.2: /robots.txt (with any query) always wins.
@@ -496,7 +588,7 @@ impl Writer {
             // and stopping there bounds the time spent on large groups.
             max_cells: max_bytes as u64,
         };
-        let over = match build::build(&build_rules, budget) {
+        let over = match build::build(&build_rules, budget, &mut self.meter) {
             Ok(built) if built.len() <= max_bytes => {
                 return (ENGINE_DFA, NOTE_NONE, built);
             }
@@ -504,6 +596,13 @@ impl Writer {
             Err(OverBudget::States) => NOTE_STATES,
             Err(OverBudget::Work) => NOTE_WORK,
             Err(OverBudget::Bytes) => NOTE_BYTES,
+            Err(OverBudget::FileWork) => {
+                return (
+                    ENGINE_DIRECT,
+                    crate::wire::NOTE_FILE_WORK,
+                    Vec::new(),
+                );
+            }
         };
         // Too large for one automaton: split the rules into parts whose
         // score DFAs fit. Parts are ranges of precedence (highest first):
@@ -513,11 +612,23 @@ impl Writer {
         build_rules.sort_by_key(|r| core::cmp::Reverse(r.priority));
         let part_budget = Budget { max_work: budget.max_work / 8, ..budget };
         let mut parts = Vec::new();
-        let all = 0..build_rules.len();
-        if split(&build_rules, all, part_budget, max_bytes, &mut parts)
-            && parts.iter().map(Vec::len).sum::<usize>() <= max_bytes
-        {
+        let n = build_rules.len();
+        let meter = &mut self.meter;
+        let mut part = |range, parts: &mut Vec<Vec<u8>>| {
+            split(&build_rules, range, part_budget, max_bytes, meter, parts)
+        };
+        // A score DFA of the whole group is at least as large as its
+        // verdict DFA and gets an eighth of the work: past the state or
+        // work budget, only halves can fit.
+        let fits = if over == NOTE_BYTES || n < 2 {
+            part(0..n, &mut parts)
+        } else {
+            part(0..n / 2, &mut parts) && part(n / 2..n, &mut parts)
+        };
+        if fits && parts.iter().map(Vec::len).sum::<usize>() <= max_bytes {
             (ENGINE_SPLIT, over, split_blob(&parts))
+        } else if self.meter.left() == 0 {
+            (ENGINE_DIRECT, crate::wire::NOTE_FILE_WORK, Vec::new())
         } else {
             (ENGINE_DIRECT, over, Vec::new())
         }

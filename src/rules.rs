@@ -16,7 +16,8 @@ use crate::url::MatchPath;
 use crate::verdict::{RuleKind, Verdict};
 use crate::wire::{
     self, ENGINE_ALLOW_ALL, ENGINE_DFA, ENGINE_DIRECT, ENGINE_SPLIT,
-    FORMAT_VERSION, NOTE_BYTES, NOTE_STATES, NOTE_WORK, Table,
+    FORMAT_VERSION, NOTE_BYTES, NOTE_FILE_WORK, NOTE_RULE_STARS, NOTE_STATES,
+    NOTE_WORK, Table,
 };
 use crate::{normalize, pattern};
 
@@ -743,6 +744,8 @@ impl<'a> Rules<'a> {
                 NOTE_STATES => Some("state budget"),
                 NOTE_WORK => Some("work budget"),
                 NOTE_BYTES => Some("byte budget"),
+                NOTE_FILE_WORK => Some("work budget of the file"),
+                NOTE_RULE_STARS => Some("wildcard budget of a rule"),
                 _ => None,
             };
             GroupInfo {

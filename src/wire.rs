@@ -99,6 +99,10 @@ pub(crate) const NOTE_NONE: u32 = 0;
 pub(crate) const NOTE_STATES: u32 = 1;
 pub(crate) const NOTE_WORK: u32 = 2;
 pub(crate) const NOTE_BYTES: u32 = 3;
+/// The file's work budget was spent by earlier groups.
+pub(crate) const NOTE_FILE_WORK: u32 = 4;
+/// A rule has more `*` than a DFA is attempted for.
+pub(crate) const NOTE_RULE_STARS: u32 = 5;
 
 /// The bundle format version this crate reads and writes.
 pub const BUNDLE_FORMAT_VERSION: u32 = 1;

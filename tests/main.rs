@@ -9,6 +9,8 @@ mod util;
 #[cfg(feature = "compile")]
 mod agents;
 #[cfg(feature = "compile")]
+mod budget;
+#[cfg(feature = "compile")]
 mod bundle;
 #[cfg(feature = "cli")]
 mod cli;

@@ -40,6 +40,39 @@ pub(crate) struct Budget {
     pub(crate) max_cells: u64,
 }
 
+/// The construction work left for a whole file, shared by every group's
+/// attempts (the verdict DFA, then the parts of a split): the group
+/// budgets bound one group, this bounds the file, whatever its number of
+/// groups. Work is counted in the same steps as [`Budget::max_work`], plus
+/// one step per table cell for minimisation and emission.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Meter {
+    left: u64,
+    spent: u64,
+}
+
+impl Meter {
+    /// A meter allowing `limit` steps.
+    pub(crate) fn new(limit: u64) -> Meter {
+        Meter { left: limit, spent: 0 }
+    }
+
+    /// The steps counted so far (may pass the limit by one step's size).
+    pub(crate) fn spent(&self) -> u64 {
+        self.spent
+    }
+
+    /// The steps left.
+    pub(crate) fn left(&self) -> u64 {
+        self.left
+    }
+
+    fn charge(&mut self, steps: u64) {
+        self.spent = self.spent.saturating_add(steps);
+        self.left = self.left.saturating_sub(steps);
+    }
+}
+
 /// One rule, ready for construction.
 #[derive(Clone, Debug)]
 pub(crate) struct BuildRule {
@@ -55,6 +88,8 @@ pub(crate) enum OverBudget {
     States,
     Work,
     Bytes,
+    /// The file's [`Meter`] ran out.
+    FileWork,
 }
 
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
@@ -170,6 +205,38 @@ impl Nfa {
         }
     }
 
+    /// Drops, per rule, every position before the rule's last live `*`.
+    ///
+    /// The rest of a rule from an earlier position is `w * rest`, where
+    /// `* rest` is what remains from that `*`: every path the earlier
+    /// position can still complete, the `*` completes too, so the earlier
+    /// position never changes the outcome. Without this, a chain such as
+    /// `/a*b*c*...` keeps every `*` it has passed, and a state of a rule
+    /// with `n` stars holds up to `n` positions (quadratic construction);
+    /// with it, a rule contributes at most one literal run. The minimal
+    /// DFA is the same (minimisation would merge these states anyway).
+    fn drop_dominated(&self, set: &mut Vec<u32>) {
+        // Positions are sorted, and a rule's positions are contiguous, so
+        // one backward pass sees each rule's last `*` first.
+        let mut rule = u32::MAX;
+        let mut star = false;
+        let mut w = set.len();
+        for i in (0..set.len()).rev() {
+            let pos = set[i];
+            let r = self.rule[pos as usize];
+            if r != rule {
+                (rule, star) = (r, false);
+            }
+            if star {
+                continue;
+            }
+            star = self.tok[pos as usize] == PTok::Star;
+            w -= 1;
+            set[w] = pos;
+        }
+        set.drain(..w);
+    }
+
     /// Whether `pos` can still change the verdict.
     fn alive(&self, pos: u32, allow: u64, disallow: u64) -> bool {
         let r = self.rule[pos as usize] as usize;
@@ -183,7 +250,13 @@ impl Nfa {
     /// Sorts, dedups and prunes; an empty set becomes a canonical sink.
     fn finish(&self, mut key: Key) -> Key {
         key.set.sort_unstable();
+        self.finish_sorted(key)
+    }
+
+    /// [`Nfa::finish`] of a key whose set is sorted.
+    fn finish_sorted(&self, mut key: Key) -> Key {
         key.set.dedup();
+        self.drop_dominated(&mut key.set);
         let (a, d) = (key.allow, key.disallow);
         key.set.retain(|&p| self.alive(p, a, d));
         if !self.scores && key.set.is_empty() {
@@ -316,6 +389,12 @@ impl Hasher for FxHasher {
 
 type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
+/// The most NFA positions the states of one construction may hold in
+/// total (each is kept twice, in the state list and the lookup table): a
+/// memory bound of about 100 MB for groups whose states hold many live
+/// positions, which the state and work budgets alone allow.
+const MAX_STORED_POSITIONS: u64 = 12 << 20;
+
 /// The result of subset construction: states (as keys) and transitions.
 struct Subsets {
     nfa: Nfa,
@@ -330,8 +409,9 @@ struct Subsets {
 pub(crate) fn build(
     rules: &[BuildRule],
     budget: Budget,
+    meter: &mut Meter,
 ) -> Result<Vec<u8>, OverBudget> {
-    let sub = construct(rules, budget, false, &[])?;
+    let sub = construct(rules, budget, meter, false, &[])?;
     let labels: Vec<u32> = sub
         .keys
         .iter()
@@ -377,8 +457,9 @@ pub(crate) fn build_scores(
     rules: &[BuildRule],
     outside: &[u32],
     budget: Budget,
+    meter: &mut Meter,
 ) -> Result<Vec<u8>, OverBudget> {
-    let sub = construct(rules, budget, true, outside)?;
+    let sub = construct(rules, budget, meter, true, outside)?;
     let mut label_ids: FxMap<(u64, u64), u32> = FxMap::default();
     let mut label_values: Vec<(u64, u64)> = Vec::new();
     let labels: Vec<u32> = sub
@@ -439,12 +520,54 @@ pub(crate) fn build_scores(
     ))
 }
 
+/// Subset construction within the group's `budget` and the file's
+/// `meter`, which is charged with the work done whether or not it succeeds.
 fn construct(
     rules: &[BuildRule],
     budget: Budget,
+    meter: &mut Meter,
     scores: bool,
     outside: &[u32],
 ) -> Result<Subsets, OverBudget> {
+    let (limit, over) = if meter.left() < budget.max_work {
+        (meter.left(), OverBudget::FileWork)
+    } else {
+        (budget.max_work, OverBudget::Work)
+    };
+    let mut work = 0;
+    let result = construct_within(
+        rules,
+        budget,
+        Limit { work: limit, over },
+        scores,
+        outside,
+        &mut work,
+    );
+    meter.charge(work);
+    result
+}
+
+/// The work limit of one construction and what to report past it.
+#[derive(Clone, Copy)]
+struct Limit {
+    work: u64,
+    over: OverBudget,
+}
+
+fn construct_within(
+    rules: &[BuildRule],
+    budget: Budget,
+    limit: Limit,
+    scores: bool,
+    outside: &[u32],
+    work: &mut u64,
+) -> Result<Subsets, OverBudget> {
+    // Reading the rules is work too: a rule of 16 k octets costs as much
+    // as 16 k states of one position.
+    *work += rules.iter().map(|r| r.toks.len() as u64 + 1).sum::<u64>();
+    if *work > limit.work {
+        return Err(limit.over);
+    }
     let nfa = Nfa::new(rules, scores, outside);
     let (classes, reps) = byte_classes(&nfa);
     let stride = reps.len();
@@ -467,15 +590,17 @@ fn construct(
 
     let mut trans: Vec<u32> = vec![0; 2 * stride];
     trans[stride..2 * stride].fill(1);
-    let mut work: u64 = 0;
     let mut by_class: Vec<Vec<u32>> = vec![Vec::new(); stride];
+    let mut extra = Key { set: Vec::new(), allow: 0, disallow: 0 };
+    let mut stored: u64 = 0;
     let mut next = 2;
     while next < keys.len() {
         let key = core::mem::take(&mut keys[next].set);
         let key = Key { set: key, ..keys[next] };
-        work += key.set.len() as u64;
+        *work += key.set.len() as u64;
         // What every octet does: stars stay and re-close.
-        let mut base = Key { set: Vec::new(), ..key.clone() };
+        let mut base =
+            Key { set: Vec::new(), allow: key.allow, disallow: key.disallow };
         let mut touched: Vec<usize> = Vec::new();
         for &pos in &key.set {
             match nfa.tok[pos as usize] {
@@ -490,38 +615,85 @@ fn construct(
                 PTok::End => {}
             }
         }
-        let base_key = nfa.finish(base.clone());
-        let base_id = intern(&mut ids, &mut keys, base_key);
+        base.set.sort_unstable();
+        base.set.dedup();
+        let base_key = nfa.finish_sorted(base.clone());
+        let base_id = intern(&mut ids, &mut keys, &mut stored, base_key);
         let row = trans.len();
         trans.resize(row + stride, base_id);
         for c in touched {
-            let mut k = base.clone();
+            // The class's own positions are few: sort those and merge them
+            // into the sorted base rather than sorting the union.
+            extra.set.clear();
+            (extra.allow, extra.disallow) = (base.allow, base.disallow);
             for &pos in &by_class[c] {
-                nfa.close(pos, &mut k);
+                nfa.close(pos, &mut extra);
             }
-            work += k.set.len() as u64;
+            extra.set.sort_unstable();
+            let mut k = Key {
+                set: merge(&base.set, &extra.set),
+                allow: extra.allow,
+                disallow: extra.disallow,
+            };
+            *work += k.set.len() as u64;
             by_class[c].clear();
-            trans[row + c] = intern(&mut ids, &mut keys, nfa.finish(k));
+            k = nfa.finish_sorted(k);
+            trans[row + c] = intern(&mut ids, &mut keys, &mut stored, k);
+            // Checked per class: one state of a large group can cost
+            // stride x positions steps.
+            if *work > limit.work {
+                return Err(limit.over);
+            }
         }
         keys[next].set = key.set;
         if keys.len() > budget.max_states {
             return Err(OverBudget::States);
         }
-        if work > budget.max_work {
-            return Err(OverBudget::Work);
+        if *work > limit.work {
+            return Err(limit.over);
         }
-        if (keys.len() * stride) as u64 > budget.max_cells {
+        if (keys.len() * stride) as u64 > budget.max_cells
+            || stored > MAX_STORED_POSITIONS
+        {
             return Err(OverBudget::Bytes);
         }
         next += 1;
     }
+    // Minimisation and emission take a few passes over the table.
+    *work += (keys.len() * stride) as u64;
+    if *work > limit.work {
+        return Err(limit.over);
+    }
     Ok(Subsets { nfa, keys, trans, start: start_id, classes, stride })
 }
 
-fn intern(ids: &mut FxMap<Key, u32>, keys: &mut Vec<Key>, key: Key) -> u32 {
+/// The sorted union of two sorted lists, without duplicates.
+fn merge(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let (x, y) = (a[i], b[j]);
+        out.push(x.min(y));
+        i += usize::from(x <= y);
+        j += usize::from(y <= x);
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out.dedup();
+    out
+}
+
+/// Interns `key`; `stored` counts the positions of the keys kept.
+fn intern(
+    ids: &mut FxMap<Key, u32>,
+    keys: &mut Vec<Key>,
+    stored: &mut u64,
+    key: Key,
+) -> u32 {
     if let Some(&id) = ids.get(&key) {
         return id;
     }
+    *stored += key.set.len() as u64;
     let id = keys.len() as u32;
     keys.push(key.clone());
     ids.insert(key, id);
