@@ -313,8 +313,8 @@ enum Line<'a> {
 /// After stripping one trailing `\r`, a line is *not a URL* if it is empty,
 /// contains an ASCII control octet (0x00-0x1F, 0x7F) or a space, or does
 /// not start with `scheme://`, where scheme is `[A-Za-z][A-Za-z0-9+.-]*`.
-/// Octets above 0x7F (UTF-8) are allowed. One pass ([`robofilter::url_line`]) checks the
-/// octets and finds the path.
+/// Octets above 0x7F (UTF-8) are allowed. One pass
+/// ([`robofilter::url_line`]) checks the octets and finds the path.
 #[cfg(test)]
 fn classify(line: &[u8]) -> Line<'_> {
     classify_in(line, line.len())
