@@ -156,6 +156,26 @@ pub enum Target<'m, 'r, 'a> {
 }
 
 impl Target<'_, '_, '_> {
+    /// This host's target for `url` in a bundle of `dialect`: a host whose
+    /// fetch outcome disallows everything still has its `/robots.txt`
+    /// allowed in the rfc9309 dialect (RFC 9309 section 2.2.2), so the
+    /// target becomes [`Target::RobotsTxt`]. Every other target is kept.
+    #[inline]
+    pub fn for_url(self, dialect: Dialect, url: &[u8]) -> Self {
+        match self {
+            Target::Fixed(Verdict::Disallow, status)
+                if dialect == Dialect::Rfc9309
+                    && is_rfc9309_robots_txt(MatchPath::parse(
+                        url,
+                        Dialect::Rfc9309,
+                    )) =>
+            {
+                Target::RobotsTxt(status)
+            }
+            target => target,
+        }
+    }
+
     /// The outcome of `url`, whose path (as [`url_line`] found it) is
     /// `path`, under this target. The path is read in the rules' dialect.
     #[inline]
@@ -298,21 +318,9 @@ impl<'r, 'a> UrlChecker<'r, 'a> {
             Err(NoHostKey::Missing) => return Ok(Target::Unknown),
             Err(NoHostKey::Ambiguous) => return Ok(Target::Ambiguous),
         }
+        // Per host, cached; then the per-URL exception.
         let target = self.host_target(bundle, cache)?;
-        // RFC 9309 section 2.2.2 holds for hosts whose rules are a fetch
-        // outcome too. Per URL, so after the per-host cache.
-        Ok(match target {
-            Target::Fixed(Verdict::Disallow, status)
-                if bundle.dialect() == Dialect::Rfc9309
-                    && is_rfc9309_robots_txt(MatchPath::parse(
-                        url,
-                        Dialect::Rfc9309,
-                    )) =>
-            {
-                Target::RobotsTxt(status)
-            }
-            target => target,
-        })
+        Ok(target.for_url(bundle.dialect(), url))
     }
 
     /// The target of the host whose key is in `cache.key`.

@@ -30,8 +30,8 @@ use pyo3_arrow::{PyArray, PyChunkedArray, PyRecordBatch};
 use rayon::prelude::*;
 use robofilter::{
     AlignedBytes, Bundle, BundleBuilder, Compiler, Config, Dialect, Fetch,
-    HostCache, HostRules, LoadError, MemberError, Members, Outcome, Reason,
-    Rules, Target, UrlChecker, Verdict,
+    HostCache, HostRules, LoadError, MemberError, Members, NoHostKey, Outcome,
+    Reason, Rules, Target, UrlChecker, Verdict,
 };
 
 create_exception!(
@@ -182,10 +182,10 @@ impl PyRules {
                         error(format!("rules file '{}': {e}", self.name))
                     })?;
                     return match robofilter::url_line(line, line.len()) {
-                        Some((_, path)) => f(
-                            Outcome::from(matcher.decide_path(path)),
-                            Some(Target::Rules(&matcher)),
-                        ),
+                        Some((url, path)) => {
+                            let target = Target::Rules(&matcher);
+                            f(target.outcome(url, path), Some(target))
+                        }
                         None => f(Outcome::Invalid, None),
                     };
                 }
@@ -201,19 +201,25 @@ impl PyRules {
             else {
                 return f(Outcome::Invalid, None);
             };
+            // The steps of `UrlChecker::target`, building only this host's
+            // matcher: the host key, the bundle entry, the per-URL
+            // exception, then the outcome.
             let mut key = Vec::new();
-            let found = match robofilter::url_authority(url, &mut key) {
-                true => bundle.find(&key),
-                false => None,
+            let found = match robofilter::url_host_key(url, &mut key) {
+                Ok(()) => bundle.find(&key),
+                Err(NoHostKey::Missing) => None,
+                Err(NoHostKey::Ambiguous) => {
+                    return f(Outcome::Invalid, Some(Target::Ambiguous));
+                }
             };
             let Some(i) = found else {
                 return f(Outcome::Unknown, Some(Target::Unknown));
             };
             let host = bundle.host(i);
             let fixed = |v: Verdict| {
-                (Outcome::from(v), Some(Target::Fixed(v, host.status())))
+                Target::Fixed(v, host.status()).for_url(bundle.dialect(), url)
             };
-            let (outcome, target) = match host.rules() {
+            let target = match host.rules() {
                 HostRules::Member(m) => {
                     let rules = members
                         .get(bundle, m)
@@ -221,13 +227,13 @@ impl PyRules {
                     let matcher = rules
                         .matcher(agent)
                         .map_err(|e| member_error(m, &e))?;
-                    let outcome = Outcome::from(matcher.decide_path(path));
-                    return f(outcome, Some(Target::Rules(&matcher)));
+                    let target = Target::Rules(&matcher);
+                    return f(target.outcome(url, path), Some(target));
                 }
                 HostRules::AllowAll => fixed(Verdict::Allow),
                 HostRules::DisallowAll => fixed(Verdict::Disallow),
             };
-            f(outcome, target)
+            f(target.outcome(url, path), Some(target))
         })
     }
 }
