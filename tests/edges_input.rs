@@ -484,3 +484,45 @@ fn agents_that_are_not_product_tokens() {
     let (code, _, err) = run(&["filter", r, "--agent", "Bot/1"]);
     assert_eq!(code, Some(2), "{err}");
 }
+
+/// Part B item 15: `inspect` on a bundle checks every member and reports a
+/// damaged one (status 2), instead of listing it as if it were whole.
+#[test]
+fn inspect_reports_a_damaged_bundle_member() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = env!("CARGO_BIN_EXE_robofilter");
+    let hosts = concat!(env!("CARGO_MANIFEST_DIR"), "/data/bundle/hosts");
+    let good = dir.path().join("good.bundle");
+    let status = std::process::Command::new(bin)
+        .args(["compile", "--hosts", hosts, "-o"])
+        .arg(&good)
+        .output()
+        .unwrap()
+        .status;
+    assert!(status.success());
+    let mut bytes = std::fs::read(&good).unwrap();
+    // The last member ends the file: flip an octet inside it.
+    let at = bytes.len() - 100;
+    bytes[at] ^= 0xff;
+    let bad = dir.path().join("bad.bundle");
+    std::fs::write(&bad, &bytes).unwrap();
+    let inspect = |path: &std::path::Path| {
+        std::process::Command::new(bin)
+            .arg("inspect")
+            .arg(path)
+            .output()
+            .unwrap()
+    };
+    let ok = inspect(&good);
+    assert_eq!(ok.status.code(), Some(0));
+    assert!(!String::from_utf8_lossy(&ok.stdout).contains("DAMAGED"));
+    let out = inspect(&bad);
+    assert_eq!(out.status.code(), Some(2));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stdout.matches("DAMAGED").count(), 1, "{stdout}");
+    assert!(
+        stderr.contains("1 member is damaged") && stderr.contains("checksum"),
+        "{stderr}"
+    );
+}

@@ -219,15 +219,36 @@ fn inspect_bundle(
             }
         };
     }
+    // Every member is checked (its checksum and structure), so that a
+    // damaged one is reported here rather than when `filter` reaches it.
+    let damaged: Vec<(usize, String)> = (0..bundle.member_len())
+        .filter_map(|m| bundle.member(m).err().map(|e| (m, e.to_string())))
+        .collect();
     for h in bundle.hosts() {
         write!(out, "host: {}\tfetch {}\t", escaped(h.name()), h.status())?;
         match h.rules() {
             HostRules::Member(m) => {
-                writeln!(out, "member {m} ({} bytes)", bundle.member_size(m))?
+                write!(out, "member {m} ({} bytes)", bundle.member_size(m))?;
+                if damaged.iter().any(|d| d.0 == m) {
+                    write!(out, " DAMAGED")?;
+                }
+                writeln!(out)?
             }
             HostRules::AllowAll => writeln!(out, "allow all")?,
             HostRules::DisallowAll => writeln!(out, "disallow all")?,
         }
+    }
+    out.flush()?;
+    if let Some((m, e)) = damaged.first() {
+        bail!(
+            "bundle '{name}': {} damaged (member {m}: {e}); compile the \
+             bundle again",
+            if damaged.len() == 1 {
+                "1 member is".to_string()
+            } else {
+                format!("{} members are", damaged.len())
+            }
+        );
     }
     Ok(())
 }
