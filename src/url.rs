@@ -288,7 +288,20 @@ pub enum NoHostKey {
 /// host's owner (IRIs in the wild carry raw UTF-8 hosts).
 #[inline]
 fn is_forbidden_in_authority(b: u8) -> bool {
-    b < 0x20 || b == 0x7f || b" \\\"<>^`{|}".contains(&b)
+    matches!(
+        b,
+        0..=0x20
+            | 0x7f
+            | b'\\'
+            | b'"'
+            | b'<'
+            | b'>'
+            | b'^'
+            | b'`'
+            | b'{'
+            | b'|'
+            | b'}'
+    )
 }
 
 /// Writes the bundle host key of `url` into `out` (see the module docs).
@@ -407,6 +420,23 @@ pub fn normalize_host(name: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The forbidden set is the complement, within ASCII, of RFC 3986's
+    /// authority octets (unreserved, `%`, sub-delims, `:`, `@`, `[`, `]`)
+    /// and the `/ ? #` that end it; octets above 0x7F are allowed.
+    #[test]
+    fn forbidden_authority_octets_follow_rfc3986() {
+        for b in 0..=u8::MAX {
+            let allowed = b >= 0x80
+                || b.is_ascii_alphanumeric()
+                || b"-._~%!$&'()*+,;=:@[]/?#".contains(&b);
+            assert_eq!(
+                is_forbidden_in_authority(b),
+                !allowed,
+                "octet {b:#04x}"
+            );
+        }
+    }
 
     macro_rules! p {
         ($url:expr, $want:expr) => {
