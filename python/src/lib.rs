@@ -840,7 +840,7 @@ fn fetch(host: &str, value: &Bound<'_, PyAny>) -> PyResult<Fetch> {
         let s: i64 = v.extract()?;
         u16::try_from(s).map_err(|_| {
             error(format!(
-                "host '{host}': {s} is not an HTTP status (100-599)"
+                "host '{host}': {s} is not an HTTP status code"
             ))
         })
     };

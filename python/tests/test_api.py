@@ -137,8 +137,14 @@ def test_compile_hosts_mapping_outcomes():
     why = rules.explain("http://down.example/x", "bot")
     assert why["reason"] == "robots.txt HTTP 503, unreachable: disallow all (RFC 9309)"
     assert rules.explain("http://zz.example/", "bot")["reason"] == "no entry for host zz.example"
+    # A status outside 100-599 is a failed fetch (issue 11): unreachable,
+    # disallow all, as the CLI's manifest and WARC inputs decide it.
+    odd = Rules.compile_hosts({"a.example": 700, "b.example": (999, b"x")})
+    assert odd.verdict("http://a.example/x", "bot") == "disallow"
+    assert odd.verdict("http://b.example/x", "bot") == "disallow"
+    assert "unreachable" in odd.explain("http://b.example/x", "bot")["reason"]
     with pytest.raises(RobofilterError, match="is not an HTTP status"):
-        Rules.compile_hosts({"a.example": 700})
+        Rules.compile_hosts({"a.example": 70000})
     with pytest.raises(TypeError, match="a fetch outcome"):
         Rules.compile_hosts({"a.example": 1.5})
 
