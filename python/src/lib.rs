@@ -839,9 +839,7 @@ fn fetch(host: &str, value: &Bound<'_, PyAny>) -> PyResult<Fetch> {
     let status = |v: &Bound<'_, PyAny>| -> PyResult<u16> {
         let s: i64 = v.extract()?;
         u16::try_from(s).map_err(|_| {
-            error(format!(
-                "host '{host}': {s} is not an HTTP status code"
-            ))
+            error(format!("host '{host}': {s} is not an HTTP status code"))
         })
     };
     if value.is_none() {
