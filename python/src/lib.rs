@@ -135,12 +135,40 @@ impl PyRules {
         PyRules::open(Backing::Owned(AlignedBytes::from(bytes)), name.into())
     }
 
+    /// Warns (a Python `UserWarning`) when the google dialect is asked
+    /// about an agent that is not a product token: it decides it as
+    /// google/robotstxt does (the `*` group), as the CLI warns. The
+    /// rfc9309 dialect refuses such an agent (`Rules::matcher` fails).
+    fn warn_agent(&self, agent: &str) -> PyResult<()> {
+        let dialect = self.loaded.with_dependent(|_, v| match v {
+            View::Single(r) => r.dialect(),
+            View::Bundle { bundle, .. } => bundle.dialect(),
+        });
+        let Err(e) = robofilter::check_product_token(agent) else {
+            return Ok(());
+        };
+        if dialect != Dialect::Google {
+            return Ok(());
+        }
+        let text = format!(
+            "{e}; the google dialect decides it as google/robotstxt does: \
+             it names no group, so the '*' group applies"
+        );
+        let text = std::ffi::CString::new(text.replace('\0', "\\0"))
+            .expect("no NUL left");
+        Python::attach(|py| {
+            let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+            PyErr::warn(py, &category, &text, 1)
+        })
+    }
+
     /// Runs `f` with a checker for `agent`.
     fn with_checker<T>(
         &self,
         agent: &str,
         f: impl for<'r, 'a> FnOnce(&UrlChecker<'r, 'a>) -> PyResult<T>,
     ) -> PyResult<T> {
+        self.warn_agent(agent)?;
         self.loaded.with_dependent(|_, view| match view {
             View::Single(rules) => {
                 let checker =
@@ -172,6 +200,7 @@ impl PyRules {
             Option<Target<'m, 'r, 'a>>,
         ) -> PyResult<T>,
     ) -> PyResult<T> {
+        self.warn_agent(agent)?;
         let member_error = |m: usize, e: &dyn std::fmt::Display| {
             error(format!("bundle '{}', member {m}: {e}", self.name))
         };

@@ -237,3 +237,22 @@ def test_errors_carry_the_cli_messages(cli, tmp_path):
     assert str(e.value) == cli_message(path, "--agent", "OtherBot")
     with pytest.raises(RobofilterError, match="dialect"):
         Rules.compile(b"", dialect="bing")
+
+
+def test_agents_that_are_not_product_tokens():
+    # Issue 11, Part B item 11: rfc9309 refuses such an agent, google warns
+    # and keeps the reference's verdicts (the `*` group).
+    robots = b"User-agent: Googlebot\nDisallow: /g\n\nUser-agent: *\nDisallow: /s\n"
+    rfc = Rules.compile(robots)
+    with pytest.raises(RobofilterError, match="did you mean 'Googlebot'"):
+        rfc.verdict("http://a.example/g", "Googlebot/2.1")
+    google = Rules.compile(robots, dialect="google")
+    with pytest.warns(UserWarning, match="is not a product token"):
+        assert google.verdict("http://a.example/g", "Googlebot/2.1") == "allow"
+    with pytest.warns(UserWarning):
+        assert google.verdict("http://a.example/s", "") == "disallow"
+    # A product token: no warning.
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert google.verdict("http://a.example/g", "Googlebot") == "disallow"
