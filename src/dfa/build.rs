@@ -18,9 +18,13 @@
 //! kept), which also merges every "the verdict is already fixed" state into its
 //! sink, so the search stops as early as possible.
 //!
-//! Construction is bounded by [`Budget`]: past the state, work or cell limit it
-//! gives up, and the caller splits the group into score DFAs or, if those do
-//! not fit either, uses the direct matcher. It never gives a wrong automaton.
+//! Within one rule, a live `*` also makes every earlier position of that rule
+//! redundant (see `Nfa::drop_dominated`), which keeps a long `*` chain linear.
+//!
+//! Construction is bounded by [`Budget`] per group and by a [`Meter`] per
+//! file: past a limit it gives up and the caller splits the group or falls
+//! back to the direct matcher (splitting first, into score DFAs, when those
+//! fit). It never gives a wrong automaton.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
