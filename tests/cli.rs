@@ -1,140 +1,15 @@
 //! Process-level tests of the `robofilter` binary, each in its own
 //! temporary directory (ripgrep's `rgtest!`, xsv's `workdir.rs`).
 
-use std::io::{Read, Write};
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::io::Read;
+use std::process::Stdio;
 
 use robofilter::{AlignedBytes, Compiler, Rules};
 
-use crate::util::google_vectors;
+use crate::util::{Dir, Run, google_vectors};
 
-/// A fresh directory under the system temp dir, removed on drop.
-struct Dir {
-    path: PathBuf,
-}
-
-impl Dir {
-    fn new(name: &str) -> Dir {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir()
-            .join(format!("robofilter-cli-{name}-{}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        Dir { path }
-    }
-
-    fn write(&self, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
-        let path = self.path.join(name);
-        std::fs::write(&path, bytes).unwrap();
-        path
-    }
-
-    fn read(&self, name: &str) -> Vec<u8> {
-        std::fs::read(self.path.join(name)).unwrap()
-    }
-
-    /// The file names in the directory, sorted.
-    fn list(&self) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(&self.path)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-
-    fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_robofilter"));
-        cmd.current_dir(&self.path).args(args);
-        cmd
-    }
-
-    /// Runs the binary with `stdin` as input.
-    fn run_with(&self, args: &[&str], stdin: &[u8]) -> Run {
-        let mut child = self
-            .command(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut input = child.stdin.take().unwrap();
-        let stdin = stdin.to_vec();
-        // Feed stdin from a thread so that a full stdout pipe cannot
-        // deadlock the test.
-        let feeder = std::thread::spawn(move || {
-            let _ = input.write_all(&stdin);
-        });
-        let out = child.wait_with_output().unwrap();
-        feeder.join().unwrap();
-        Run {
-            args: args.join(" "),
-            code: out.status.code(),
-            stdout: out.stdout,
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
-    }
-
-    fn run(&self, args: &[&str]) -> Run {
-        self.run_with(args, b"")
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
-    }
-}
-
-/// A finished run.
-struct Run {
-    args: String,
-    code: Option<i32>,
-    stdout: Vec<u8>,
-    stderr: String,
-}
-
+// A check only this module makes.
 impl Run {
-    /// Asserts exit status 0; returns stdout as text.
-    fn ok(&self) -> String {
-        assert_eq!(
-            self.code,
-            Some(0),
-            "robofilter {} failed:\n{}",
-            self.args,
-            self.stderr
-        );
-        String::from_utf8(self.stdout.clone()).unwrap()
-    }
-
-    /// Asserts that stderr contains every one of `needles`.
-    fn stderr_has(&self, needles: &[&str]) {
-        for needle in needles {
-            assert!(
-                self.stderr.contains(needle),
-                "robofilter {}: {needle:?} not in stderr:\n{}",
-                self.args,
-                self.stderr
-            );
-        }
-    }
-
-    /// Asserts exit status 2 with an error message containing `needles`.
-    fn fails(&self, needles: &[&str]) {
-        assert_eq!(
-            self.code,
-            Some(2),
-            "robofilter {}: expected status 2, stderr:\n{}",
-            self.args,
-            self.stderr
-        );
-        assert!(self.stderr.starts_with("robofilter: "), "{}", self.stderr);
-        self.stderr_has(needles);
-    }
-
     /// The counts of the `filter` summary line.
     fn summary(&self) -> Summary {
         let line = self

@@ -1,131 +1,13 @@
 //! Process-level tests of input edges (issue 11, items 3, 5 and 13):
 //! compiled files told by their magic, rules changed underneath a run, and
 //! robots.txt text escaped in human and TSV output.
-//!
-//! The small `Dir`/`Run` helpers mirror those of `tests/cli.rs` (kept
-//! private there).
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::Duration;
 
-/// A fresh directory under the system temp dir, removed on drop.
-struct Dir {
-    path: PathBuf,
-}
-
-impl Dir {
-    fn new(name: &str) -> Dir {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!(
-            "robofilter-edges-in-{name}-{}-{n}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        Dir { path }
-    }
-
-    fn write(&self, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
-        let path = self.path.join(name);
-        std::fs::write(&path, bytes).unwrap();
-        path
-    }
-
-    fn read(&self, name: &str) -> Vec<u8> {
-        std::fs::read(self.path.join(name)).unwrap()
-    }
-
-    fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_robofilter"));
-        cmd.current_dir(&self.path).args(args);
-        cmd
-    }
-
-    fn run_with(&self, args: &[&str], stdin: &[u8]) -> Run {
-        let mut child = self
-            .command(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut input = child.stdin.take().unwrap();
-        let stdin = stdin.to_vec();
-        let feeder = std::thread::spawn(move || {
-            let _ = input.write_all(&stdin);
-        });
-        let out = child.wait_with_output().unwrap();
-        feeder.join().unwrap();
-        Run {
-            args: args.join(" "),
-            code: out.status.code(),
-            stdout: out.stdout,
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
-    }
-
-    fn run(&self, args: &[&str]) -> Run {
-        self.run_with(args, b"")
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
-    }
-}
-
-struct Run {
-    args: String,
-    code: Option<i32>,
-    stdout: Vec<u8>,
-    stderr: String,
-}
-
-impl Run {
-    fn ok(&self) -> String {
-        assert_eq!(
-            self.code,
-            Some(0),
-            "robofilter {} failed:\n{}",
-            self.args,
-            self.stderr
-        );
-        String::from_utf8(self.stdout.clone()).unwrap()
-    }
-
-    /// Asserts exit status 2, nothing on stdout, and an error message
-    /// containing every one of `needles`.
-    fn fails(&self, needles: &[&str]) {
-        assert_eq!(
-            self.code,
-            Some(2),
-            "robofilter {}: expected status 2, stdout:\n{}\nstderr:\n{}",
-            self.args,
-            String::from_utf8_lossy(&self.stdout),
-            self.stderr
-        );
-        assert!(self.stderr.starts_with("robofilter: "), "{}", self.stderr);
-        assert!(
-            self.stdout.is_empty(),
-            "robofilter {}: output despite the error",
-            self.args
-        );
-        for needle in needles {
-            assert!(
-                self.stderr.contains(needle),
-                "robofilter {}: {needle:?} not in stderr:\n{}",
-                self.args,
-                self.stderr
-            );
-        }
-    }
-}
+use crate::util::Dir;
 
 const ROBOTS_A: &str = "User-agent: *\nDisallow: /private\n";
 const ROBOTS_B: &str = "User-agent: *\nDisallow: /\nAllow: /open\n";
@@ -152,12 +34,15 @@ fn compile_refuses_rules_files_and_bundles_as_robots_txt() {
         ("rules.bin", "compiled rules file"),
         ("bundle.bin", "compiled bundle"),
     ] {
-        dir.run(&["compile", file, "-o", "out.bin"])
-            .fails(&[&format!("'{file}' is a {what}, not a robots.txt")]);
+        dir.run(&["compile", file, "-o", "out.bin"]).fails_without_output(&[
+            &format!("'{file}' is a {what}, not a robots.txt"),
+        ]);
         assert!(!dir.path.join("out.bin").exists(), "{file}: output written");
         // From stdin too.
         dir.run_with(&["compile", "-", "-o", "out.bin"], &dir.read(file))
-            .fails(&[&format!("'<stdin>' is a {what}, not a robots.txt")]);
+            .fails_without_output(&[&format!(
+                "'<stdin>' is a {what}, not a robots.txt"
+            )]);
     }
 }
 
@@ -221,7 +106,9 @@ fn check_and_explain_use_rules_files_and_bundles() {
             file,
             urls[0],
         ])
-        .fails(&[&format!("'{file}' was compiled with the rfc9309 dialect")]);
+        .fails_without_output(&[&format!(
+            "'{file}' was compiled with the rfc9309 dialect"
+        )]);
     }
 }
 
@@ -279,10 +166,11 @@ fn damaged_compiled_files_are_reported_never_read_as_robots_txt() {
                 }
                 let needle = if member { "member" } else { &damaged };
                 assert_eq!(run.code, Some(2), "{how}: {}", run.args);
-                run.fails(&[needle, &name]);
+                run.fails_without_output(&[needle, &name]);
             }
             let compiled = format!("'{name}' is a compiled {what}");
-            dir.run(&["compile", &name, "-o", "out.bin"]).fails(&[&compiled]);
+            dir.run(&["compile", &name, "-o", "out.bin"])
+                .fails_without_output(&[&compiled]);
         }
     }
 }
@@ -304,14 +192,10 @@ fn rules_rewritten_underneath_a_run_keep_their_verdicts() {
     dir.run(&["compile", "allow.txt", "-o", "allow.bin"]).ok();
     let allow_all = dir.read("allow.bin");
 
-    let mut child = dir
-        .command(&["filter", "rules.bin", "--agent", "bot", "--emit", "all"])
-        .args(["-j", "1"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = dir.spawn(
+        &["filter", "rules.bin", "--agent", "bot", "--emit", "all", "-j", "1"],
+        Stdio::piped(),
+    );
     let mut stdin = child.stdin.take().unwrap();
     let stdout = child.stdout.take().unwrap();
     let (first_tx, first_rx) = mpsc::channel();

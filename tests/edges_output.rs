@@ -4,155 +4,11 @@
 //! usage messages, and the man page and completions.
 
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-/// A fresh directory under the system temp dir, removed on drop (the
-/// same shape as `cli.rs`'s, kept apart so that the two modules change
-/// independently).
-struct Dir {
-    path: PathBuf,
-}
-
-impl Dir {
-    fn new(name: &str) -> Dir {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!(
-            "robofilter-edges-out-{name}-{}-{n}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        Dir { path }
-    }
-
-    fn join(&self, name: &str) -> PathBuf {
-        self.path.join(name)
-    }
-
-    fn write(&self, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
-        let path = self.join(name);
-        std::fs::write(&path, bytes).unwrap();
-        path
-    }
-
-    fn read(&self, name: &str) -> Vec<u8> {
-        std::fs::read(self.join(name))
-            .unwrap_or_else(|e| panic!("reading {name}: {e}"))
-    }
-
-    /// The names in the directory (not recursive), sorted.
-    fn list(&self) -> Vec<String> {
-        list(&self.path)
-    }
-
-    fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_robofilter"));
-        cmd.current_dir(&self.path).args(args);
-        cmd
-    }
-
-    /// Runs the binary with `stdin` as input.
-    fn run_with(&self, args: &[&str], stdin: &[u8]) -> Run {
-        let mut child = self
-            .command(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut input = child.stdin.take().unwrap();
-        let stdin = stdin.to_vec();
-        let feeder = std::thread::spawn(move || {
-            let _ = input.write_all(&stdin);
-        });
-        let out = child.wait_with_output().unwrap();
-        feeder.join().unwrap();
-        Run::from(args.join(" "), out)
-    }
-
-    fn run(&self, args: &[&str]) -> Run {
-        self.run_with(args, b"")
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
-    }
-}
-
-fn list(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
-
-/// A finished run.
-struct Run {
-    args: String,
-    code: Option<i32>,
-    stdout: Vec<u8>,
-    stderr: String,
-}
-
-impl Run {
-    fn from(args: String, out: std::process::Output) -> Run {
-        Run {
-            args,
-            code: out.status.code(),
-            stdout: out.stdout,
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
-    }
-
-    /// Asserts exit status 0; returns stdout as text.
-    fn ok(&self) -> String {
-        assert_eq!(
-            self.code,
-            Some(0),
-            "robofilter {} failed:\n{}",
-            self.args,
-            self.stderr
-        );
-        String::from_utf8(self.stdout.clone()).unwrap()
-    }
-
-    fn stderr_has(&self, needles: &[&str]) {
-        for needle in needles {
-            assert!(
-                self.stderr.contains(needle),
-                "robofilter {}: {needle:?} not in stderr:\n{}",
-                self.args,
-                self.stderr
-            );
-        }
-    }
-
-    /// Asserts exit status 2 with a prefixed message containing `needles`.
-    fn fails(&self, needles: &[&str]) {
-        assert_eq!(
-            self.code,
-            Some(2),
-            "robofilter {}: expected status 2, stderr:\n{}",
-            self.args,
-            self.stderr
-        );
-        assert!(
-            self.stderr.starts_with("robofilter: "),
-            "robofilter {}: {}",
-            self.args,
-            self.stderr
-        );
-        self.stderr_has(needles);
-    }
-}
+use crate::util::{Dir, Run, list};
 
 const ROBOTS: &str = "User-agent: *\nDisallow: /private\n";
 
@@ -291,7 +147,7 @@ fn output_naming_our_stdout_or_a_device_is_written_in_place() {
             .stderr(Stdio::piped())
             .output()
             .unwrap();
-        let run = Run::from(args.join(" "), out);
+        let run = Run::from_output(args.join(" "), out);
         run.ok();
         assert!(is_symlink(&dir.join("so")), "{}: link replaced", run.args);
         let want = match args[0] {
@@ -371,7 +227,7 @@ fn output_naming_an_input_is_refused() {
         .stdin(std::fs::File::open(dir.join("urls.txt")).unwrap())
         .output()
         .unwrap();
-    Run::from(args.join(" "), out)
+    Run::from_output(args.join(" "), out)
         .fails(&["output 'urls.txt'", "input '<stdin>'"]);
     let compile_cases: &[&[&str]] = &[
         &["compile", "robots.txt", "-o", "robots.txt"],
@@ -494,13 +350,7 @@ fn signals_remove_the_temp_file_and_keep_the_previous_output() {
         let args =
             if extra[0] == "compile" { extra.to_vec() } else { filter(extra) };
         let before = dir.read(out);
-        let mut child = dir
-            .command(&args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = dir.spawn(&args, Stdio::null());
         // Some input, but no end of input: the run cannot finish.
         let mut stdin = child.stdin.take().unwrap();
         let input: Vec<u8> = if extra[0] == "compile" {
@@ -670,7 +520,8 @@ fn many_gzip_inputs_are_opened_one_at_a_time() {
         .args(&args)
         .output()
         .unwrap();
-    let run = Run::from(format!("(ulimit -n 64) filter {FILES} .gz"), out);
+    let run =
+        Run::from_output(format!("(ulimit -n 64) filter {FILES} .gz"), out);
     let mut want: String =
         (0..FILES).map(|i| format!("http://x/{i}\n")).collect();
     want.push_str(ALLOWED);

@@ -4,132 +4,19 @@
 //! tests make FIFOs and symlinks and bound memory with `ulimit`.
 #![cfg(unix)]
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
 
-const BIN: &str = env!("CARGO_BIN_EXE_robofilter");
-
-/// A fresh directory under the system temp dir, removed on drop.
-struct Dir(PathBuf);
-
-impl Dir {
-    fn new(name: &str) -> Dir {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!(
-            "robofilter-edges-sources-{name}-{}-{n}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        Dir(path)
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-
-    fn write(&self, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
-        let path = self.path(name);
-        std::fs::write(&path, bytes).unwrap();
-        path
-    }
-
-    /// Runs the binary here; kills it and fails the test after `limit`.
-    fn run(&self, args: &[&str], limit: Duration) -> Run {
-        let mut cmd = Command::new(BIN);
-        cmd.args(args);
-        self.spawn(cmd, args.join(" "), limit)
-    }
-
-    /// Runs the binary under `ulimit -v` (KiB of address space), so that
-    /// an unbounded read dies instead of filling the machine.
-    fn run_bounded(&self, args: &[&str], kib: u64) -> Run {
-        let mut cmd = Command::new("sh");
-        cmd.arg("-c")
-            .arg(format!("ulimit -v {kib} && exec \"$0\" \"$@\""))
-            .arg(BIN)
-            .args(args);
-        self.spawn(cmd, format!("(ulimit -v {kib}) {}", args.join(" ")), T)
-    }
-
-    fn spawn(&self, mut cmd: Command, what: String, limit: Duration) -> Run {
-        let mut child = cmd
-            .current_dir(&self.0)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let start = Instant::now();
-        while child.try_wait().unwrap().is_none() {
-            if start.elapsed() > limit {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!("`{what}` did not finish within {limit:?}");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let out: Output = child.wait_with_output().unwrap();
-        Run {
-            what,
-            code: out.status.code(),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ =
-            Command::new("chmod").arg("-R").arg("u+rwx").arg(&self.0).status();
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use crate::util::Dir;
 
 /// Generous: every run here takes well under a second.
 const T: Duration = Duration::from_secs(60);
 
-struct Run {
-    what: String,
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    fn code(&self, want: i32) -> &Run {
-        assert_eq!(
-            self.code,
-            Some(want),
-            "`{}`\nstdout: {}\nstderr: {}",
-            self.what,
-            self.stdout,
-            self.stderr
-        );
-        self
-    }
-
-    fn stderr_has(&self, parts: &[&str]) -> &Run {
-        for p in parts {
-            assert!(
-                self.stderr.contains(p),
-                "`{}`: stderr lacks {p:?}:\n{}",
-                self.what,
-                self.stderr
-            );
-        }
-        self
-    }
-}
-
 /// The `--emit all --explain` line of each URL, by URL.
 fn verdicts(dir: &Dir, bundle: &str, urls: &[&str]) -> Vec<String> {
     dir.write("urls.txt", urls.join("\n") + "\n");
-    let run = dir.run(
+    let run = dir.run_within(
         &[
             "filter",
             bundle,
@@ -142,8 +29,8 @@ fn verdicts(dir: &Dir, bundle: &str, urls: &[&str]) -> Vec<String> {
         ],
         T,
     );
-    run.code(0);
-    run.stdout.lines().map(str::to_string).collect()
+    run.exits(0);
+    String::from_utf8_lossy(&run.stdout).lines().map(str::to_string).collect()
 }
 
 /// Asserts that `url` is disallowed because its input was unreadable.
@@ -171,51 +58,55 @@ fn compile_dev_zero_is_bounded() {
     let dir = Dir::new("zero");
     // rfc9309: the parse limit and one line more are read; the verdicts
     // are those of the whole (endless) file.
-    dir.run_bounded(&["compile", "/dev/zero", "-o", "z.bin"], ONE_GIB)
-        .code(0)
+    dir.run_bounded(&["compile", "/dev/zero", "-o", "z.bin"], ONE_GIB, T)
+        .exits(0)
         .stderr_has(&["'/dev/zero' is longer than 528664 octets"]);
-    assert!(dir.path("z.bin").exists());
+    assert!(dir.join("z.bin").exists());
     // google: a documented cap, refused beyond it.
     dir.run_bounded(
         &["compile", "--dialect", "google", "/dev/zero", "-o", "g.bin"],
         ONE_GIB,
+        T,
     )
-    .code(2)
+    .exits(2)
     .stderr_has(&["larger than 4194304 octets"]);
-    assert!(!dir.path("g.bin").exists());
+    assert!(!dir.join("g.bin").exists());
     dir.run_bounded(
         &["compile", "--manifest", "/dev/zero", "-o", "m.bin"],
         ONE_GIB,
+        T,
     )
-    .code(2)
+    .exits(2)
     .stderr_has(&["/dev/zero:1: no line end in"]);
     dir.run_bounded(
         &["compile", "--warc", "/dev/zero", "-o", "w.bin"],
         ONE_GIB,
+        T,
     )
-    .code(2)
+    .exits(2)
     .stderr_has(&["/dev/zero at byte 0: a header line is longer"]);
-    assert!(!dir.path("m.bin").exists() && !dir.path("w.bin").exists());
+    assert!(!dir.join("m.bin").exists() && !dir.join("w.bin").exists());
 }
 
 /// A 2 GiB (sparse) member of --hosts is read only up to the cap.
 #[test]
 fn huge_hosts_member_is_bounded() {
     let dir = Dir::new("huge");
-    std::fs::create_dir(dir.path("h")).unwrap();
+    std::fs::create_dir(dir.join("h")).unwrap();
     dir.write("h/a.example.txt", RULES);
-    let big = std::fs::File::create(dir.path("h/big.example.txt")).unwrap();
+    let big = std::fs::File::create(dir.join("h/big.example.txt")).unwrap();
     big.set_len(2 << 30).unwrap();
     drop(big);
-    dir.run_bounded(&["compile", "--hosts", "h", "-o", "b.bin"], ONE_GIB)
-        .code(0)
+    dir.run_bounded(&["compile", "--hosts", "h", "-o", "b.bin"], ONE_GIB, T)
+        .exits(0)
         .stderr_has(&["2 hosts (2 by robots.txt"]);
     // The google dialect does not cut: the member is unreadable.
     dir.run_bounded(
         &["compile", "--dialect", "google", "--hosts", "h", "-o", "g.bin"],
         ONE_GIB,
+        T,
     )
-    .code(0)
+    .exits(0)
     .stderr_has(&[
         "big.example.txt: the robots.txt is larger than 4194304 octets",
         "1 bad input skipped or recorded as unreadable",
@@ -243,28 +134,28 @@ fn long_manifest_line_is_skipped() {
         "m.jsonl",
         long + "{\"host\":\"b.example\",\"status\":200,\"body\":\"Disallow: /\"}\n",
     );
-    dir.run(&["compile", "--manifest", "m.jsonl", "-o", "b.bin"], T)
-        .code(0)
+    dir.run_within(&["compile", "--manifest", "m.jsonl", "-o", "b.bin"], T)
+        .exits(0)
         .stderr_has(&["m.jsonl:1: the line is longer than", "1 host ("]);
 }
 
 #[test]
 fn fifo_in_hosts_is_not_opened() {
     let dir = Dir::new("fifo");
-    std::fs::create_dir(dir.path("h")).unwrap();
+    std::fs::create_dir(dir.join("h")).unwrap();
     dir.write("h/a.example.txt", RULES);
-    let fifo = dir.path("h/f.example.txt");
+    let fifo = dir.join("h/f.example.txt");
     let made = Command::new("mkfifo").arg(&fifo).status();
     if !made.is_ok_and(|s| s.success()) {
         println!("skipped: mkfifo is not available");
         return;
     }
     // Before: the build blocked for ever opening the FIFO.
-    dir.run(
+    dir.run_within(
         &["compile", "--hosts", "h", "-o", "b.bin"],
         Duration::from_secs(20),
     )
-    .code(0)
+    .exits(0)
     .stderr_has(&[
         "f.example.txt: a FIFO (named pipe), not a robots.txt file (not \
              opened)",
@@ -285,18 +176,18 @@ fn fifo_in_hosts_is_not_opened() {
 #[test]
 fn bad_hosts_members_cost_only_their_host() {
     let dir = Dir::new("badhosts");
-    std::fs::create_dir(dir.path("h")).unwrap();
+    std::fs::create_dir(dir.join("h")).unwrap();
     dir.write("h/a.example.txt", RULES);
-    std::os::unix::fs::symlink("nowhere", dir.path("h/d.example.txt"))
+    std::os::unix::fs::symlink("nowhere", dir.join("h/d.example.txt"))
         .unwrap();
-    std::fs::create_dir(dir.path("h/x.example.txt")).unwrap();
+    std::fs::create_dir(dir.join("h/x.example.txt")).unwrap();
     let locked = dir.write("h/u.example.txt", RULES);
     Command::new("chmod").arg("000").arg(&locked).status().unwrap();
     // root reads any file: then the permission case proves nothing.
     let can_lock = std::fs::read(&locked).is_err();
     let n = if can_lock { 3 } else { 2 };
-    let run = dir.run(&["compile", "--hosts", "h", "-o", "b.bin"], T);
-    run.code(0).stderr_has(&[
+    let run = dir.run_within(&["compile", "--hosts", "h", "-o", "b.bin"], T);
+    run.exits(0).stderr_has(&[
         "h/d.example.txt: a symbolic link to 'nowhere'",
         "h/x.example.txt: a directory",
         &format!(
@@ -324,10 +215,10 @@ fn bad_hosts_members_cost_only_their_host() {
     assert_unreadable(&lines, "http://x.example/");
 
     // --strict: fatal, nothing written.
-    dir.run(&["compile", "--strict", "--hosts", "h", "-o", "s.bin"], T)
-        .code(2)
+    dir.run_within(&["compile", "--strict", "--hosts", "h", "-o", "s.bin"], T)
+        .exits(2)
         .stderr_has(&["fatal with --strict: nothing written"]);
-    assert!(!dir.path("s.bin").exists());
+    assert!(!dir.join("s.bin").exists());
 }
 
 #[test]
@@ -344,8 +235,8 @@ fn bad_manifest_lines_cost_only_their_host() {
         ]
         .join("\n"),
     );
-    dir.run(&["compile", "--manifest", "m.jsonl", "-o", "b.bin"], T)
-        .code(0)
+    dir.run_within(&["compile", "--manifest", "m.jsonl", "-o", "b.bin"], T)
+        .exits(0)
         .stderr_has(&[
             "m.jsonl:2: invalid value: string \"200\", expected an HTTP status",
             "host 'b.example' recorded as unreadable",
@@ -373,13 +264,13 @@ fn bad_manifest_lines_cost_only_their_host() {
     assert_unreadable(&lines, "http://d.example/x");
     assert!(lines[4].starts_with("allow\t"), "{lines:?}");
 
-    dir.run(
+    dir.run_within(
         &["compile", "--strict", "--manifest", "m.jsonl", "-o", "s.bin"],
         T,
     )
-    .code(2)
+    .exits(2)
     .stderr_has(&["3 bad inputs (see above), fatal with --strict"]);
-    assert!(!dir.path("s.bin").exists());
+    assert!(!dir.join("s.bin").exists());
 }
 
 /// One WARC response record.
@@ -414,8 +305,8 @@ fn warc_status_999_and_bad_records() {
     let at = w.len();
     w.extend(response("http://b.example/robots.txt", "garbage"));
     dir.write("r.warc", &w);
-    dir.run(&["compile", "--warc", "r.warc", "-o", "b.bin"], T)
-        .code(0)
+    dir.run_within(&["compile", "--warc", "r.warc", "-o", "b.bin"], T)
+        .exits(0)
         .stderr_has(&[
             &format!("r.warc at byte {at}: the HTTP response"),
             "host 'b.example' recorded as unreadable",
@@ -439,7 +330,10 @@ fn warc_status_999_and_bad_records() {
     assert_unreadable(&lines, "http://b.example/");
     assert!(lines[2].starts_with("disallow\t"), "{lines:?}");
 
-    dir.run(&["compile", "--strict", "--warc", "r.warc", "-o", "s.bin"], T)
-        .code(2);
-    assert!(!Path::new(&dir.path("s.bin")).exists());
+    dir.run_within(
+        &["compile", "--strict", "--warc", "r.warc", "-o", "s.bin"],
+        T,
+    )
+    .exits(2);
+    assert!(!Path::new(&dir.join("s.bin")).exists());
 }
