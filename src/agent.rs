@@ -11,7 +11,11 @@
 
 use crate::error::AgentError;
 
-/// Checks that `agent` is a product token, `[A-Za-z_-]+`.
+/// Checks that `agent` is a product token, `[A-Za-z_-]+`, or `*`.
+///
+/// `*` is accepted as the one exception: it asks for the `*` group, the
+/// rules a crawler that no group names gets (which is also what the
+/// lookup gives it, since no group is named `*` in the agent table).
 ///
 /// # Errors
 ///
@@ -25,6 +29,9 @@ use crate::error::AgentError;
 /// assert!(robofilter::check_product_token("").is_err());
 /// ```
 pub fn check_product_token(agent: &str) -> Result<(), AgentError> {
+    if agent == "*" {
+        return Ok(());
+    }
     let token = |b: &u8| b.is_ascii_alphabetic() || matches!(b, b'_' | b'-');
     let prefix = agent.bytes().take_while(token).count();
     if prefix == agent.len() && prefix > 0 {
@@ -39,7 +46,7 @@ mod tests {
 
     #[test]
     fn product_tokens() {
-        for ok in ["Googlebot", "a", "My_Bot-", "-_"] {
+        for ok in ["Googlebot", "a", "My_Bot-", "-_", "*"] {
             assert!(check_product_token(ok).is_ok(), "{ok:?}");
         }
         let cases = [
@@ -50,6 +57,8 @@ mod tests {
             ("", None),
             ("2bot", None),
             ("ünïcode", None),
+            ("**", None),
+            ("* ", None),
         ];
         for (agent, suggestion) in cases {
             let err = check_product_token(agent).unwrap_err();

@@ -36,6 +36,10 @@ fn rfc9309_refuses_an_agent_that_is_not_a_product_token() {
     // A product token is fine, and decides by its own group.
     let m = rules.matcher("googlebot").unwrap();
     assert_eq!(m.decide(b"http://a.example/g"), Verdict::Disallow);
+    // `*` asks for the `*` group.
+    let star = rules.matcher("*").unwrap();
+    assert_eq!(star.decide(b"http://a.example/star"), Verdict::Disallow);
+    assert_eq!(star.decide(b"http://a.example/g"), Verdict::Allow);
 }
 
 #[test]

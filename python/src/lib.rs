@@ -126,7 +126,9 @@ impl PyRules {
                     Ok(View::Single(Rules::from_bytes(bytes)?))
                 }
             })
-            .map_err(|e| error(format!("{what} '{name}': {e}")))?;
+            .map_err(|e| {
+                error(format!("{what} '{name}' is damaged or unusable: {e}"))
+            })?;
         Ok(PyRules { loaded, name })
     }
 
