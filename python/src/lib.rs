@@ -439,12 +439,12 @@ impl PyRules {
         let name = path.display().to_string();
         let file = File::open(&path).map_err(|e| {
             PyOSError::new_err(format!(
-                "cannot open rules file '{name}' (check the path): {e}"
+                "cannot open rules file or bundle '{name}' (check the path): {e}"
             ))
         })?;
         if file.metadata().is_ok_and(|m| m.is_dir()) {
             return Err(PyOSError::new_err(format!(
-                "rules file '{name}' is a directory (expected a file)"
+                "rules file or bundle '{name}' is a directory (expected a file)"
             )));
         }
         // SAFETY: a memory map is only sound while no one modifies or
@@ -453,7 +453,9 @@ impl PyRules {
         // by renaming, which leaves a mapping intact). The bytes are
         // checked in full (checksum, structure) before any use.
         let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| {
-            PyOSError::new_err(format!("cannot map rules file '{name}': {e}"))
+            PyOSError::new_err(format!(
+                "cannot map rules file or bundle '{name}': {e}"
+            ))
         })?;
         PyRules::open(Backing::Map(map), name)
     }
