@@ -410,3 +410,48 @@ fn inspect_reports_a_damaged_bundle_member() {
         "{stderr}"
     );
 }
+
+/// Part B item 10 through the CLI: in a bundle, a URL whose authority holds
+/// an octet RFC 3986 forbids is `invalid`, located on stderr, and explained.
+#[test]
+fn filter_reports_an_ambiguous_host_as_invalid() {
+    use std::io::Write as _;
+    let dir = tempfile::tempdir().unwrap();
+    let bin = env!("CARGO_BIN_EXE_robofilter");
+    let hosts = concat!(env!("CARGO_MANIFEST_DIR"), "/data/bundle/hosts");
+    let bundle = dir.path().join("b.bundle");
+    let out = std::process::Command::new(bin)
+        .args(["compile", "--hosts", hosts, "-o"])
+        .arg(&bundle)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let mut child = std::process::Command::new(bin)
+        .args(["filter", "--agent", "MyBot", "--emit", "all", "--explain"])
+        .arg(&bundle)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(
+            b"http://a.example/x\nhttp://b.example\\@a.example/private\n",
+        )
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let second = stdout.lines().nth(1).unwrap();
+    assert!(
+        second.starts_with("invalid\thttp://b.example\\@a.example/private\t"),
+        "{stdout}"
+    );
+    assert!(second.contains("RFC 3986"), "{second}");
+    assert!(stderr.contains("<stdin>:2 (ambiguous host)"), "{stderr}");
+    assert!(stderr.contains("1 invalid"), "{stderr}");
+}

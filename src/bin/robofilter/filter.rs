@@ -356,6 +356,9 @@ enum BadKind {
     NotUrl,
     /// Longer than `--max-url-len`.
     TooLong,
+    /// A bundle cannot tell its host: the authority holds an octet RFC
+    /// 3986 forbids there.
+    AmbiguousHost,
 }
 
 /// A not-a-URL line: its 0-based index in its chunk, and why.
@@ -435,6 +438,11 @@ impl<'r, 'a> Decider<'r, 'a> {
                     .target(url, cache)
                     .map_err(|e| format!("bundle '{}', {e}", self.name))?;
                 let outcome = target.outcome(url, path);
+                if matches!(target, Target::Ambiguous)
+                    && c.bad.len() < REPORT_LEN
+                {
+                    c.bad.push((index, BadKind::AmbiguousHost));
+                }
                 (outcome, url, Some(target))
             }
             bad @ (Line::Empty | Line::Invalid(_)) => {
@@ -842,6 +850,7 @@ fn report(
                     BadKind::Empty => " (empty)",
                     BadKind::TooLong => " (too long)",
                     BadKind::NotUrl => "",
+                    BadKind::AmbiguousHost => " (ambiguous host)",
                 };
                 format!("{name}:{line}{note}")
             })
