@@ -82,14 +82,7 @@ impl<'a> MatchPath<'a> {
             else {
                 return MatchPath::ROOT;
             };
-            let start = from + k;
-            if url[start] == b'#' {
-                return MatchPath::ROOT;
-            }
-            let end = memchr::memchr(b'#', &url[start..])
-                .map_or(url.len(), |k| start + k);
-            let tail = &url[start..end];
-            return MatchPath { lead_slash: url[start] != b'/', tail };
+            return MatchPath::from_start(url, from + k);
         }
         let search_start = if url.starts_with(b"//") { 2 } else { 0 };
         // The first `/ ? ;` (SIMD search). A scheme is recognised if `://`
@@ -115,10 +108,19 @@ impl<'a> MatchPath<'a> {
         if memchr::memchr(b'#', &url[search_start..start]).is_some() {
             return MatchPath::ROOT;
         }
+        MatchPath::from_start(url, start)
+    }
+
+    /// The path that starts at `url[start]` (a `/`, `?`, `;` or `#`) and
+    /// runs to the fragment: `/` if it starts with the `#`.
+    #[inline]
+    fn from_start(url: &'a [u8], start: usize) -> MatchPath<'a> {
+        if url[start] == b'#' {
+            return MatchPath::ROOT;
+        }
         let end = memchr::memchr(b'#', &url[start..])
             .map_or(url.len(), |k| start + k);
-        let tail = &url[start..end];
-        MatchPath { lead_slash: url[start] != b'/', tail }
+        MatchPath::from_url_path(&url[start..end])
     }
 
     /// Extracts the matchable path from a URL as `dialect` reads it (see
@@ -168,13 +170,7 @@ impl<'a> MatchPath<'a> {
         else {
             return MatchPath::ROOT;
         };
-        let start = auth_start + k;
-        if url[start] == b'#' {
-            return MatchPath::ROOT;
-        }
-        let end = memchr::memchr(b'#', &url[start..])
-            .map_or(url.len(), |k| start + k);
-        MatchPath::from_url_path(&url[start..end])
+        MatchPath::from_start(url, auth_start + k)
     }
 
     /// This path (found by the google reading, as [`MatchPath::from_url`]
