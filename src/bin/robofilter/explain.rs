@@ -18,27 +18,20 @@ use crate::files::{self, Compiled, Output};
 /// bundle also `unknown` (no entry for the URL's host).
 pub fn check(args: CheckArgs) -> Result<()> {
     let dialect = args.dialect.map(Into::into);
-    let config = Config::new().agent(&args.agent);
-    let bytes = files::rules_or_robots(&args.robots, dialect, config)?;
-    let compiled = Compiled::load(&bytes, &args.robots)?;
-    let members = match &compiled {
-        Compiled::Bundle(b) => Some(Members::new(b)),
-        Compiled::Rules(_) => None,
-    };
-    let checker =
-        checker(&compiled, members.as_ref(), &args.agent, &args.robots)?;
-    let mut cache = HostCache::new();
-    let mut out = Output::new(None)?;
-    for url in &args.urls {
-        let url = files::os_bytes(url);
-        let target = target(&checker, &url, &mut cache, &args.robots)?;
-        let verdict = target.outcome(&url, MatchPath::from_url(&url));
-        out.write_all(verdict.as_str().as_bytes())?;
-        out.write_all(b"\t")?;
-        out.write_all(&url)?;
-        out.write_all(b"\n")?;
-    }
-    out.finish()
+    with_checker(&args.robots, dialect, &args.agent, |checker| {
+        let mut cache = HostCache::new();
+        let mut out = Output::new(None)?;
+        for url in &args.urls {
+            let url = files::os_bytes(url);
+            let target = target(checker, &url, &mut cache, &args.robots)?;
+            let verdict = target.outcome(&url, MatchPath::from_url(&url));
+            out.write_all(verdict.as_str().as_bytes())?;
+            out.write_all(b"\t")?;
+            out.write_all(&url)?;
+            out.write_all(b"\n")?;
+        }
+        out.finish()
+    })
 }
 
 /// Prints `VERDICT<TAB>URL<TAB>REASON<TAB>GROUP` per URL, where GROUP says
@@ -46,67 +39,71 @@ pub fn check(args: CheckArgs) -> Result<()> {
 /// bundle decides by the host's fetch outcome or has no entry for it).
 pub fn explain(args: ExplainArgs) -> Result<()> {
     let dialect = args.dialect.map(Into::into);
-    let config = Config::new().agent(&args.agent);
-    let bytes = files::rules_or_robots(&args.file, dialect, config)?;
-    let compiled = Compiled::load(&bytes, &args.file)?;
-    let members = match &compiled {
-        Compiled::Bundle(b) => Some(Members::new(b)),
-        Compiled::Rules(_) => None,
-    };
-    let checker =
-        checker(&compiled, members.as_ref(), &args.agent, &args.file)?;
-    let mut cache = HostCache::new();
-    let mut out = Output::new(None)?;
-    let mut reason = Vec::new();
-    for url in &args.urls {
-        let url = files::os_bytes(url);
-        reason.clear();
-        let target = target(&checker, &url, &mut cache, &args.file)?;
-        let (verdict, group) = match target {
-            Target::Rules(m) => {
-                let why = m.explain(&url);
-                robofilter::write_reason(&mut reason, why.reason());
-                let group = match m.source() {
-                    GroupSource::Specific => "own group",
-                    GroupSource::Global => "* group",
-                    GroupSource::None => "no group",
-                };
-                (Outcome::from(why.verdict()), group)
-            }
-            other => {
-                robofilter::write_why(&mut reason, &url, Some(other));
-                (other.outcome(&url, MatchPath::from_url(&url)), "no group")
-            }
-        };
-        out.write_all(verdict.as_str().as_bytes())?;
-        out.write_all(b"\t")?;
-        out.write_all(&url)?;
-        out.write_all(b"\t")?;
-        out.write_all(escape(&reason).as_bytes())?;
-        out.write_all(b"\t")?;
-        out.write_all(group.as_bytes())?;
-        out.write_all(b"\n")?;
-    }
-    out.finish()
+    with_checker(&args.file, dialect, &args.agent, |checker| {
+        let mut cache = HostCache::new();
+        let mut out = Output::new(None)?;
+        let mut reason = Vec::new();
+        for url in &args.urls {
+            let url = files::os_bytes(url);
+            reason.clear();
+            let target = target(checker, &url, &mut cache, &args.file)?;
+            let (verdict, group) = match target {
+                Target::Rules(m) => {
+                    let why = m.explain(&url);
+                    robofilter::write_reason(&mut reason, why.reason());
+                    let group = match m.source() {
+                        GroupSource::Specific => "own group",
+                        GroupSource::Global => "* group",
+                        GroupSource::None => "no group",
+                    };
+                    (Outcome::from(why.verdict()), group)
+                }
+                other => {
+                    robofilter::write_why(&mut reason, &url, Some(other));
+                    (
+                        other.outcome(&url, MatchPath::from_url(&url)),
+                        "no group",
+                    )
+                }
+            };
+            out.write_all(verdict.as_str().as_bytes())?;
+            out.write_all(b"\t")?;
+            out.write_all(&url)?;
+            out.write_all(b"\t")?;
+            out.write_all(escape(&reason).as_bytes())?;
+            out.write_all(b"\t")?;
+            out.write_all(group.as_bytes())?;
+            out.write_all(b"\n")?;
+        }
+        out.finish()
+    })
 }
 
-/// The checker of a rules file or bundle (read from `path`) for `agent`.
-fn checker<'r, 'a>(
-    compiled: &'r Compiled<'a>,
-    members: Option<&'r Members<'a>>,
-    agent: &'r str,
+/// Runs `f` with the checker of `path` (a robots.txt, compiled in memory,
+/// a rules file or a bundle) for `agent`: what `check` and `explain` share.
+fn with_checker<T>(
     path: &std::path::Path,
-) -> Result<UrlChecker<'r, 'a>> {
+    dialect: Option<robofilter::Dialect>,
+    agent: &str,
+    f: impl for<'r, 'a> FnOnce(&UrlChecker<'r, 'a>) -> Result<T>,
+) -> Result<T> {
+    let config = Config::new().agent(agent);
+    let bytes = files::rules_or_robots(path, dialect, config)?;
+    let compiled = Compiled::load(&bytes, path)?;
     let name = files::display(path);
     files::check_agent(agent, compiled.dialect())?;
-    match (compiled, members) {
-        (Compiled::Rules(rules), _) => UrlChecker::rules(rules, agent)
-            .with_context(|| format!("rules file '{name}'")),
-        (Compiled::Bundle(bundle), Some(members)) => {
-            UrlChecker::bundle(bundle, members, agent)
-                .map_err(|e| anyhow!("bundle '{name}', {e}"))
+    match &compiled {
+        Compiled::Rules(rules) => {
+            let checker = UrlChecker::rules(rules, agent)
+                .with_context(|| format!("rules file '{name}'"))?;
+            f(&checker)
         }
-        (Compiled::Bundle(_), None) => unreachable!("members are loaded"),
+        Compiled::Bundle(bundle) => {
+            let members = Members::new(bundle);
+            let checker = UrlChecker::bundle(bundle, &members, agent)
+                .map_err(|e| anyhow!("bundle '{name}', {e}"))?;
+            f(&checker)
+        }
     }
 }
 
