@@ -1,14 +1,16 @@
-//! Whole-URL verdicts for one agent, from one rules file or a bundle: the
-//! decision `robofilter filter` makes for every line, shared with other
-//! front ends (the Python wheel) so that all of them give the same answer.
+//! Whole-URL verdicts for one or more agents, from one rules file or a
+//! bundle: the decision `robofilter filter` makes for every line, shared
+//! with other front ends (the Python wheel) so that all of them give the
+//! same answer.
 //!
-//! A line is *not a URL* ([`Outcome::Invalid`]) if, after one trailing
-//! `\r` is stripped, it is empty, contains an ASCII control octet
-//! (0x00-0x1F, 0x7F) or a space, or does not start with `scheme://`, where
-//! the scheme is `[A-Za-z][A-Za-z0-9+.-]*`. Octets above 0x7F (UTF-8) are
-//! allowed. A URL is then decided by the rules file, or, for a bundle, by
-//! its host's entry: the host's rules, the fixed verdict of its fetch
-//! outcome, or [`Outcome::Unknown`] when the bundle has no entry for it.
+//! A frontier line is a URL, optionally followed by a TAB and fields (see
+//! [`url_line`]). The line is *not a URL* ([`Outcome::Invalid`]) if the
+//! URL is empty, holds an ASCII control octet, ends with a space or does
+//! not start with `scheme://`. A URL is then decided, for each agent, by
+//! the rules file, or, for a bundle, by its host's entry: the host's rules,
+//! the fixed verdict of its fetch outcome, or [`Outcome::Unknown`] when the
+//! bundle has no entry for it. The host lookup and the path are shared by
+//! the agents: N agents cost one lookup and N walks.
 
 use std::sync::OnceLock;
 
@@ -46,6 +48,30 @@ impl Outcome {
     }
 }
 
+impl Outcome {
+    /// The outcome of a line for several agents together: `invalid` if
+    /// the line is not a URL, else `disallow` if any agent is disallowed,
+    /// else `unknown` if the host is unknown, else `allow` (`allow` for no
+    /// agents).
+    ///
+    /// ```
+    /// use robofilter::Outcome::{Allow, Disallow, Unknown};
+    ///
+    /// assert_eq!(robofilter::Outcome::combine(&[Allow, Disallow]), Disallow);
+    /// assert_eq!(robofilter::Outcome::combine(&[Unknown, Unknown]), Unknown);
+    /// assert_eq!(robofilter::Outcome::combine(&[Allow, Allow]), Allow);
+    /// ```
+    pub fn combine(outcomes: &[Outcome]) -> Outcome {
+        let rank = |o: &Outcome| match o {
+            Outcome::Allow => 0,
+            Outcome::Unknown => 1,
+            Outcome::Disallow => 2,
+            Outcome::Invalid => 3,
+        };
+        outcomes.iter().copied().max_by_key(rank).unwrap_or(Outcome::Allow)
+    }
+}
+
 impl From<Verdict> for Outcome {
     fn from(v: Verdict) -> Outcome {
         match v {
@@ -55,15 +81,28 @@ impl From<Verdict> for Outcome {
     }
 }
 
-/// Classifies the line `buf[..len]` (without its `\n`): the URL (without
-/// a trailing `\r`) and its path, or `None` if the line is not a URL.
-/// `buf` may go on past `len` (the rest of the caller's chunk), which lets
-/// the one vectorised pass ([`robofilter_scan::scan`]) read whole blocks.
+/// Classifies the line `buf[..len]` (without its `\n`): its URL and the
+/// URL's path, or `None` if the line is not a URL. `buf` may go on past
+/// `len` (the rest of the caller's chunk), which lets the one vectorised
+/// pass ([`robofilter_scan::scan`]) read whole blocks.
 ///
-/// A line is not a URL if, after one trailing `\r` is stripped, it is
-/// empty, contains an ASCII control octet (0x00-0x1F, 0x7F) or a space, or
-/// does not start with `scheme://`, where the scheme is
-/// `[A-Za-z][A-Za-z0-9+.-]*`. Octets above 0x7F (UTF-8) are allowed.
+/// After one trailing `\r` is stripped, the URL is the line up to its
+/// first TAB (the rest are the line's *fields*, which this ignores), or the
+/// whole line. The line is not a URL if the URL does not start with
+/// `scheme://`, where the scheme is `[A-Za-z][A-Za-z0-9+.-]*`, holds an
+/// ASCII control octet (0x00-0x1F, 0x7F), or ends with a space. Spaces
+/// inside the URL belong to it: the google dialect matches them raw, the
+/// rfc9309 dialect as `%20` (SEMANTICS.md section 4b). Octets above 0x7F
+/// (UTF-8) are allowed.
+///
+/// ```
+/// let line = b"http://x/a b\tdepth=2";
+/// let (url, path) = robofilter::url_line(line, line.len()).unwrap();
+/// assert_eq!(url, b"http://x/a b");
+/// assert_eq!(path.to_vec(), b"/a b");
+/// let line = b"http://x/a \tdepth=2";
+/// assert!(robofilter::url_line(line, line.len()).is_none());
+/// ```
 ///
 /// # Panics
 ///
@@ -136,11 +175,12 @@ impl core::fmt::Display for MemberError {
 
 impl std::error::Error for MemberError {}
 
-/// What decides one URL.
+/// What decides one URL, for every agent of a checker.
 #[derive(Clone, Copy, Debug)]
 pub enum Target<'m, 'r, 'a> {
-    /// The host's robots.txt rules (or the single rules file).
-    Rules(&'m Matcher<'r, 'a>),
+    /// The host's robots.txt rules (or the single rules file): one matcher
+    /// per agent, in the checker's order.
+    Rules(&'m [Matcher<'r, 'a>]),
     /// The fetch outcome of the host's robots.txt decides every URL.
     Fixed(Verdict, FetchStatus),
     /// The URL is the host's `/robots.txt`, which the rfc9309 dialect
@@ -176,14 +216,61 @@ impl Target<'_, '_, '_> {
         }
     }
 
-    /// The outcome of `url`, whose path (as [`url_line`] found it) is
-    /// `path`, under this target. The path is read in the rules' dialect.
+    /// The outcome of `url` for agent number `agent` (an index into the
+    /// checker's agents), where `path` is the URL's path as [`url_line`]
+    /// found it. The path is read in the rules' dialect.
+    ///
+    /// # Panics
+    ///
+    /// If `agent` is not an agent index of the checker.
     #[inline]
-    pub fn outcome(&self, url: &[u8], path: MatchPath<'_>) -> Outcome {
+    pub fn outcome(
+        &self,
+        agent: usize,
+        url: &[u8],
+        path: MatchPath<'_>,
+    ) -> Outcome {
         match *self {
-            Target::Rules(m) => Outcome::from(
-                m.decide_path(path.for_dialect(url, m.dialect())),
-            ),
+            Target::Rules(ms) => {
+                let m = &ms[agent];
+                Outcome::from(
+                    m.decide_path(path.for_dialect(url, m.dialect())),
+                )
+            }
+            other => other.fixed_outcome(),
+        }
+    }
+
+    /// The outcome of `url` for every agent, into `out` (one per agent,
+    /// in the checker's order); the path is read once.
+    ///
+    /// # Panics
+    ///
+    /// If `out` is shorter than the checker's agents.
+    #[inline]
+    pub fn outcomes(
+        &self,
+        url: &[u8],
+        path: MatchPath<'_>,
+        out: &mut [Outcome],
+    ) {
+        match *self {
+            Target::Rules(ms) => {
+                let Some(first) = ms.first() else { return };
+                let path = path.for_dialect(url, first.dialect());
+                for (m, o) in ms.iter().zip(&mut out[..ms.len()]) {
+                    *o = Outcome::from(m.decide_path(path));
+                }
+            }
+            other => out.fill(other.fixed_outcome()),
+        }
+    }
+
+    /// The outcome of every agent when no rules decide.
+    #[inline]
+    fn fixed_outcome(&self) -> Outcome {
+        match *self {
+            Target::Rules(_) => unreachable!("rules decide per agent"),
             Target::Fixed(v, _) => Outcome::from(v),
             Target::RobotsTxt(_) => Outcome::Allow,
             Target::Unknown => Outcome::Unknown,
@@ -208,19 +295,21 @@ impl HostCache<'_, '_, '_> {
     }
 }
 
+/// One matcher per agent, in the checker's order.
+type Matchers<'r, 'a> = Box<[Matcher<'r, 'a>]>;
+
 #[derive(Debug)]
 enum Scope<'r, 'a> {
-    Single(Matcher<'r, 'a>),
+    Single(Matchers<'r, 'a>),
     Hosts {
         bundle: &'r Bundle<'a>,
         members: &'r Members<'a>,
-        /// The agent's matcher per member, built on first use.
-        matchers: Vec<OnceLock<Result<Matcher<'r, 'a>, MemberError>>>,
-        agent: &'r str,
+        /// The agents' matchers per member, built on first use.
+        matchers: Vec<OnceLock<Result<Matchers<'r, 'a>, MemberError>>>,
     },
 }
 
-/// Decides whole URL lines for one agent.
+/// Decides whole URL lines for one or more agents.
 ///
 /// Built once per run (or batch) and shared by the threads that decide
 /// lines; each thread keeps its own [`HostCache`].
@@ -228,34 +317,44 @@ enum Scope<'r, 'a> {
 /// ```
 /// use robofilter::{Compiler, Outcome, Rules, UrlChecker};
 ///
-/// let bytes = Compiler::new().compile(b"User-agent: *\nDisallow: /private\n")?;
+/// let robots = b"User-agent: *\nDisallow: /private\n\nUser-agent: GPTBot\nDisallow: /\n";
+/// let bytes = Compiler::new().compile(robots)?;
 /// let bytes = robofilter::AlignedBytes::from(&bytes[..]);
 /// let rules = Rules::from_bytes(bytes.as_bytes())?;
-/// let checker = UrlChecker::rules(&rules, "FooBot")?;
+/// let checker = UrlChecker::rules(&rules, &["FooBot", "GPTBot"])?;
 /// let mut cache = robofilter::HostCache::new();
-/// let outcome = |line: &[u8], cache: &mut _| checker.check(line, cache).unwrap();
-/// assert_eq!(outcome(b"https://example.com/private/x", &mut cache), Outcome::Disallow);
-/// assert_eq!(outcome(b"https://example.com/public", &mut cache), Outcome::Allow);
-/// assert_eq!(outcome(b"not a url", &mut cache), Outcome::Invalid);
+/// let mut each = [Outcome::Invalid; 2];
+/// let mut check = |line: &[u8]| {
+///     checker.check_each(line, &mut cache, &mut each).unwrap();
+///     each
+/// };
+/// assert_eq!(check(b"https://example.com/private/x"), [Outcome::Disallow; 2]);
+/// assert_eq!(check(b"https://example.com/public"), [Outcome::Allow, Outcome::Disallow]);
+/// assert_eq!(check(b"not a url"), [Outcome::Invalid; 2]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]
 pub struct UrlChecker<'r, 'a> {
     scope: Scope<'r, 'a>,
+    agents: Box<[String]>,
 }
 
 impl<'r, 'a> UrlChecker<'r, 'a> {
-    /// A checker that decides every URL by `rules`.
+    /// A checker that decides every URL by `rules`, for each of `agents`.
     pub fn rules(
         rules: &'r Rules<'a>,
-        agent: &str,
+        agents: &[&str],
     ) -> Result<UrlChecker<'r, 'a>, AgentError> {
-        Ok(UrlChecker { scope: Scope::Single(rules.matcher(agent)?) })
+        let matchers = agents.iter().map(|a| rules.matcher(a));
+        Ok(UrlChecker {
+            scope: Scope::Single(matchers.collect::<Result<_, _>>()?),
+            agents: agents.iter().map(|a| a.to_string()).collect(),
+        })
     }
 
-    /// A checker that decides each URL by its host's entry in `bundle`.
-    /// `members` holds the bundle's loaded members and may be shared by
-    /// several checkers.
+    /// A checker that decides each URL by its host's entry in `bundle`,
+    /// for each of `agents`. `members` holds the bundle's loaded members
+    /// and may be shared by several checkers.
     ///
     /// Fails early if the bundle was compiled for other agents (every
     /// member is compiled with the same agents, so the first one tells)
@@ -263,7 +362,7 @@ impl<'r, 'a> UrlChecker<'r, 'a> {
     pub fn bundle(
         bundle: &'r Bundle<'a>,
         members: &'r Members<'a>,
-        agent: &'r str,
+        agents: &[&str],
     ) -> Result<UrlChecker<'r, 'a>, MemberError> {
         let matchers = (0..bundle.member_len()).map(|_| OnceLock::new());
         let checker = UrlChecker {
@@ -271,22 +370,26 @@ impl<'r, 'a> UrlChecker<'r, 'a> {
                 bundle,
                 members,
                 matchers: matchers.collect(),
-                agent,
             },
+            agents: agents.iter().map(|a| a.to_string()).collect(),
         };
         if bundle.member_len() > 0 {
-            checker.member_matcher(0)?;
+            checker.member_matchers(0)?;
         }
         Ok(checker)
     }
 
-    /// The agent's matcher for bundle member `m`.
-    fn member_matcher(
+    /// The agents, in the order their outcomes are given.
+    pub fn agents(&self) -> &[String] {
+        &self.agents
+    }
+
+    /// The agents' matchers for bundle member `m`.
+    fn member_matchers(
         &self,
         m: usize,
-    ) -> Result<&Matcher<'r, 'a>, MemberError> {
-        let Scope::Hosts { bundle, members, matchers, agent } = &self.scope
-        else {
+    ) -> Result<&[Matcher<'r, 'a>], MemberError> {
+        let Scope::Hosts { bundle, members, matchers } = &self.scope else {
             unreachable!("only bundles have members")
         };
         matchers[m]
@@ -296,9 +399,12 @@ impl<'r, 'a> UrlChecker<'r, 'a> {
                 let rules = members
                     .get(bundle, m)
                     .map_err(|e| error(e.to_string()))?;
-                rules.matcher(agent).map_err(|e| error(e.to_string()))
+                let each = self.agents.iter().map(|a| rules.matcher(a));
+                each.collect::<Result<_, _>>()
+                    .map_err(|e| error(e.to_string()))
             })
             .as_ref()
+            .map(|ms| &ms[..])
             .map_err(Clone::clone)
     }
 
@@ -310,7 +416,7 @@ impl<'r, 'a> UrlChecker<'r, 'a> {
         cache: &mut HostCache<'m, 'r, 'a>,
     ) -> Result<Target<'m, 'r, 'a>, MemberError> {
         let bundle = match &self.scope {
-            Scope::Single(m) => return Ok(Target::Rules(m)),
+            Scope::Single(ms) => return Ok(Target::Rules(ms)),
             Scope::Hosts { bundle, .. } => bundle,
         };
         match url_host_key(url, &mut cache.key) {
@@ -341,7 +447,7 @@ impl<'r, 'a> UrlChecker<'r, 'a> {
                 let host = bundle.host(i);
                 match host.rules() {
                     HostRules::Member(m) => {
-                        Target::Rules(self.member_matcher(m)?)
+                        Target::Rules(self.member_matchers(m)?)
                     }
                     HostRules::AllowAll => {
                         Target::Fixed(Verdict::Allow, host.status())
@@ -357,45 +463,79 @@ impl<'r, 'a> UrlChecker<'r, 'a> {
         Ok(target)
     }
 
-    /// The outcome of a URL whose path has been found already.
+    /// The outcome of a URL whose path has been found already, for each
+    /// agent, into `out` (one per agent).
+    ///
+    /// # Panics
+    ///
+    /// If `out` is shorter than [`agents`](UrlChecker::agents).
     #[inline]
     pub fn decide_url<'m>(
         &'m self,
         url: &[u8],
         path: MatchPath<'_>,
         cache: &mut HostCache<'m, 'r, 'a>,
-    ) -> Result<Outcome, MemberError> {
-        Ok(self.target(url, cache)?.outcome(url, path))
+        out: &mut [Outcome],
+    ) -> Result<(), MemberError> {
+        self.target(url, cache)?.outcomes(url, path, out);
+        Ok(())
     }
 
-    /// The outcome of one line (without its `\n`).
+    /// The outcome of one line (without its `\n`) for each agent, into
+    /// `out` (one per agent).
     ///
     /// The error is a bundle member that cannot be used.
+    ///
+    /// # Panics
+    ///
+    /// If `out` is shorter than [`agents`](UrlChecker::agents).
     #[inline]
+    pub fn check_each<'m>(
+        &'m self,
+        line: &[u8],
+        cache: &mut HostCache<'m, 'r, 'a>,
+        out: &mut [Outcome],
+    ) -> Result<(), MemberError> {
+        match url_line(line, line.len()) {
+            Some((url, path)) => self.decide_url(url, path, cache, out),
+            None => {
+                out[..self.agents.len()].fill(Outcome::Invalid);
+                Ok(())
+            }
+        }
+    }
+
+    /// The outcome of one line (without its `\n`) for all agents together
+    /// ([`Outcome::combine`]): for one agent, that agent's outcome.
     pub fn check<'m>(
         &'m self,
         line: &[u8],
         cache: &mut HostCache<'m, 'r, 'a>,
     ) -> Result<Outcome, MemberError> {
-        match url_line(line, line.len()) {
-            Some((url, path)) => self.decide_url(url, path, cache),
-            None => Ok(Outcome::Invalid),
-        }
+        let mut each = vec![Outcome::Invalid; self.agents.len()];
+        self.check_each(line, cache, &mut each)?;
+        Ok(Outcome::combine(&each))
     }
 }
 
-/// Writes why a line got its outcome, in words (the REASON of `filter
-/// --explain` and `robofilter explain`), given what decided it (`None`: the
-/// line is not a URL). Returns the rules' reason when rules decided (found
-/// by the direct matcher, which is slower than [`Matcher::decide`]).
+/// Writes why a line got its outcome for agent number `agent`, in words
+/// (the REASON of `filter --explain` and `robofilter explain`), given what
+/// decided it (`None`: the line is not a URL). Returns the rules' reason
+/// when rules decided (found by the direct matcher, which is slower than
+/// [`Matcher::decide`]).
+///
+/// # Panics
+///
+/// If rules decided and `agent` is not an agent index of the checker.
 pub fn write_why<'a>(
     out: &mut Vec<u8>,
     url: &[u8],
     target: Option<Target<'_, '_, 'a>>,
+    agent: usize,
 ) -> Option<Reason<'a>> {
     match target {
-        Some(Target::Rules(m)) => {
-            let reason = m.explain(url).reason();
+        Some(Target::Rules(ms)) => {
+            let reason = ms[agent].explain(url).reason();
             write_reason(out, reason);
             return Some(reason);
         }

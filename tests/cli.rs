@@ -136,13 +136,13 @@ fn check_prints_verdicts_in_order_in_both_dialects() {
     assert_eq!(out, "disallow\thttp://x/a/b\n");
 }
 
-/// Input for `filter`: URLs, CRLF, empty and invalid lines, and a last
-/// line without `\n`.
+/// Input for `filter`: URLs, CRLF, empty and invalid lines (one ends with
+/// a space), and a last line without `\n`.
 const URLS: &str = "http://x/private/1\n\
                     https://x/public\r\n\
                     \n\
                     x.example/no-scheme\n\
-                    http://x/a b\n\
+                    http://x/a \n\
                     ftp://x/~joe\n\
                     \r\n\
                     http://x/robots.txt?q\n\
@@ -217,7 +217,7 @@ fn filter_emit_all_accounts_for_every_line_in_order() {
          allow\thttps://x/public\n\
          invalid\t\n\
          invalid\tx.example/no-scheme\n\
-         invalid\thttp://x/a b\n\
+         invalid\thttp://x/a \n\
          disallow\tftp://x/~joe\n\
          invalid\t\n\
          allow\thttp://x/robots.txt?q\n\

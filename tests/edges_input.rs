@@ -299,7 +299,7 @@ fn robots_txt_text_is_escaped_in_human_and_tsv_output() {
     for line in out.lines() {
         assert_eq!(line.split('\t').count(), 3, "{line:?}");
     }
-    assert!(out.starts_with(&format!("disallow\t{url}\t{reason}\n")), "{out}");
+    assert!(out.starts_with(&format!("disallow\t{reason}\t{url}\n")), "{out}");
 }
 
 /// Part B item 11: an agent that is not a product token is a usage error
@@ -447,8 +447,9 @@ fn filter_reports_an_ambiguous_host_as_invalid() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let second = stdout.lines().nth(1).unwrap();
+    assert!(second.starts_with("invalid\t"), "{stdout}");
     assert!(
-        second.starts_with("invalid\thttp://b.example\\@a.example/private\t"),
+        second.ends_with("\thttp://b.example\\@a.example/private"),
         "{stdout}"
     );
     assert!(second.contains("RFC 3986"), "{second}");

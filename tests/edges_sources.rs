@@ -37,7 +37,7 @@ fn verdicts(dir: &Dir, bundle: &str, urls: &[&str]) -> Vec<String> {
 fn assert_unreadable(lines: &[String], url: &str) {
     let line = lines
         .iter()
-        .find(|l| l.split('\t').nth(1) == Some(url))
+        .find(|l| l.split('\t').nth(2) == Some(url))
         .unwrap_or_else(|| panic!("no verdict for {url}: {lines:#?}"));
     assert!(
         line.starts_with("disallow\t") && line.contains("unreadable"),

@@ -27,7 +27,7 @@ fn outcomes(dialect: Dialect, lines: &[&str]) -> Vec<Outcome> {
     let bytes = bundle(dialect);
     let bundle = Bundle::from_bytes(bytes.as_bytes()).unwrap();
     let members = Members::new(&bundle);
-    let checker = UrlChecker::bundle(&bundle, &members, "bot").unwrap();
+    let checker = UrlChecker::bundle(&bundle, &members, &["bot"]).unwrap();
     let mut cache = HostCache::new();
     lines
         .iter()
@@ -62,7 +62,7 @@ fn a_single_rules_file_reads_the_path_in_its_dialect_too() {
         let url = b"http://u;y@a.example/private/x";
         let matcher = rules.matcher("bot").unwrap();
         assert_eq!(Outcome::from(matcher.decide(url)), want, "{dialect}");
-        let checker = UrlChecker::rules(&rules, "bot").unwrap();
+        let checker = UrlChecker::rules(&rules, &["bot"]).unwrap();
         let got = checker.check(url, &mut HostCache::new()).unwrap();
         assert_eq!(got, want, "{dialect}");
     }
@@ -120,7 +120,7 @@ fn explanations_name_the_robots_txt_exception_and_the_ambiguous_host() {
     let bytes = bundle(Dialect::Rfc9309);
     let bundle = Bundle::from_bytes(bytes.as_bytes()).unwrap();
     let members = Members::new(&bundle);
-    let checker = UrlChecker::bundle(&bundle, &members, "bot").unwrap();
+    let checker = UrlChecker::bundle(&bundle, &members, &["bot"]).unwrap();
     for (url, robots_txt) in [
         (&b"http://down.example/robots.txt"[..], true),
         (&b"http://b.example\\@a.example/x"[..], false),
@@ -128,7 +128,7 @@ fn explanations_name_the_robots_txt_exception_and_the_ambiguous_host() {
         let mut cache = HostCache::new();
         let target = checker.target(url, &mut cache).unwrap();
         let mut out = Vec::new();
-        write_why(&mut out, url, Some(target));
+        write_why(&mut out, url, Some(target), 0);
         let text = String::from_utf8(out).unwrap();
         if robots_txt {
             assert!(matches!(target, Target::RobotsTxt(_)), "{target:?}");

@@ -1,15 +1,18 @@
 //! `robofilter::url_line` (the CLI's and the wheel's line classifier, built
 //! on the robofilter-scan crate) against its definition: the scheme
-//! grammar, the bad-octet rule and `MatchPath::from_url`.
+//! grammar, the TAB that ends the URL, the control-octet and trailing-space
+//! rules and `MatchPath::from_url`.
 
 use robofilter::{MatchPath, url_line};
 
-/// The definition, written out: after one trailing `\r` is stripped, a
-/// URL line is non-empty, free of control octets and spaces, and starts
-/// with `[A-Za-z][A-Za-z0-9+.-]*://`; its path is `MatchPath::from_url`'s.
+/// The definition, written out: after one trailing `\r` is stripped, the
+/// URL is the line up to its first TAB; it is free of control octets, does
+/// not end with a space, and starts with `[A-Za-z][A-Za-z0-9+.-]*://`; its
+/// path is `MatchPath::from_url`'s.
 fn oracle(line: &[u8]) -> Option<(&[u8], MatchPath<'_>)> {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
-    if line.iter().any(|&b| b.is_ascii_control() || b == b' ') {
+    let line = line.split(|&b| b == b'\t').next().expect("one piece");
+    if line.iter().any(|&b| b.is_ascii_control()) || line.ends_with(b" ") {
         return None;
     }
     let scheme = line

@@ -174,13 +174,13 @@ impl PyRules {
         self.loaded.with_dependent(|_, view| match view {
             View::Single(rules) => {
                 let checker =
-                    UrlChecker::rules(rules, agent).map_err(|e| {
+                    UrlChecker::rules(rules, &[agent]).map_err(|e| {
                         error(format!("rules file '{}': {e}", self.name))
                     })?;
                 f(&checker)
             }
             View::Bundle { bundle, members } => {
-                let checker = UrlChecker::bundle(bundle, members, agent)
+                let checker = UrlChecker::bundle(bundle, members, &[agent])
                     .map_err(|e| {
                         error(format!("bundle '{}', {e}", self.name))
                     })?;
@@ -214,8 +214,9 @@ impl PyRules {
                     })?;
                     return match robofilter::url_line(line, line.len()) {
                         Some((url, path)) => {
-                            let target = Target::Rules(&matcher);
-                            f(target.outcome(url, path), Some(target))
+                            let target =
+                                Target::Rules(std::slice::from_ref(&matcher));
+                            f(target.outcome(0, url, path), Some(target))
                         }
                         None => f(Outcome::Invalid, None),
                     };
@@ -258,13 +259,13 @@ impl PyRules {
                     let matcher = rules
                         .matcher(agent)
                         .map_err(|e| member_error(m, &e))?;
-                    let target = Target::Rules(&matcher);
-                    return f(target.outcome(url, path), Some(target));
+                    let target = Target::Rules(std::slice::from_ref(&matcher));
+                    return f(target.outcome(0, url, path), Some(target));
                 }
                 HostRules::AllowAll => fixed(Verdict::Allow),
                 HostRules::DisallowAll => fixed(Verdict::Disallow),
             };
-            f(target.outcome(url, path), Some(target))
+            f(target.outcome(0, url, path), Some(target))
         })
     }
 }
@@ -356,7 +357,9 @@ fn decide<'u>(
             let (buf, len) = line(base + k);
             let outcome = match robofilter::url_line(buf, len) {
                 Some((url, path)) => {
-                    checker.decide_url(url, path, &mut cache)?
+                    let mut each = [Outcome::Invalid];
+                    checker.decide_url(url, path, &mut cache, &mut each)?;
+                    each[0]
                 }
                 None => Outcome::Invalid,
             };
@@ -608,7 +611,7 @@ impl PyRules {
                 false => dict.set_item("host", py.None())?,
             }
             let mut why = Vec::new();
-            let reason = robofilter::write_why(&mut why, bytes, target);
+            let reason = robofilter::write_why(&mut why, bytes, target, 0);
             dict.set_item("reason", String::from_utf8_lossy(&why))?;
             match reason {
                 Some(Reason::Rule(r) | Reason::IndexHtml(r)) => {

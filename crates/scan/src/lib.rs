@@ -1,4 +1,4 @@
-//! robofilter's line classifier: one vectorised pass over a URL line that says whether it is a URL and where its scheme, authority, path and fragment end.
+//! robofilter's line classifier: one vectorised pass over a frontier line that says whether it starts with a URL and where its scheme, authority, path, fragment and fields are.
 //!
 //! `robofilter filter` and the Python wheel decide millions of lines per
 //! second per core, and each line needs the same few facts: is it a URL at
@@ -14,10 +14,14 @@
 //!
 //! # What is a URL line
 //!
-//! After one trailing `\r` is stripped, a line is a URL if it is not empty,
-//! holds no ASCII control octet (0x00-0x1F, 0x7F) and no space, and starts
-//! with `scheme://`, where the scheme is `[A-Za-z][A-Za-z0-9+.-]*`. Octets
-//! above 0x7F (UTF-8) are allowed anywhere.
+//! A frontier line (without its `\n`, and with one trailing `\r` stripped)
+//! is a URL, optionally followed by a TAB and *fields* (Nutch and
+//! StormCrawler keep `URL<TAB>key=value<TAB>...`). The URL is the line up
+//! to its first TAB, or the whole line. It is a URL if it starts with
+//! `scheme://`, where the scheme is `[A-Za-z][A-Za-z0-9+.-]*`, holds no
+//! ASCII control octet (0x00-0x1F, 0x7F) and does not end with a space.
+//! Spaces inside it and octets above 0x7F (UTF-8) are allowed. The fields
+//! may hold any octet but `\n`; this crate does not look at them.
 //!
 //! # Example
 //!
@@ -30,7 +34,12 @@
 //! assert_eq!(url.path_start(), Some(19));
 //! assert_eq!(url.fragment(), Some(25));
 //!
-//! assert_eq!(robofilter_scan::scan(b"https://example.com/a b", 23), None);
+//! let line = b"https://example.com/a b\tfetched=1\tscore=0.5";
+//! let url = robofilter_scan::scan(line, line.len()).unwrap();
+//! assert_eq!(url.url_len(), 23);
+//! assert_eq!(url.fields(), Some(24));
+//!
+//! assert_eq!(robofilter_scan::scan(b"https://example.com/a ", 22), None);
 //! assert_eq!(robofilter_scan::scan(b"example.com/a", 13), None);
 //! ```
 
@@ -52,6 +61,7 @@ mod tests;
 #[derive(Clone, Copy, Debug, Eq, Hash, PartialEq)]
 pub struct Line {
     url_len: usize,
+    line_len: usize,
     scheme_len: usize,
     authority_end: usize,
     path_start: Option<usize>,
@@ -59,10 +69,25 @@ pub struct Line {
 }
 
 impl Line {
-    /// The URL's length: the line's length without one trailing `\r`.
+    /// The URL's length: up to the line's first TAB, or the line's length
+    /// without one trailing `\r`.
     #[inline]
     pub fn url_len(&self) -> usize {
         self.url_len
+    }
+
+    /// The line's length without one trailing `\r`: the URL, and its TAB
+    /// and fields if it has them.
+    #[inline]
+    pub fn line_len(&self) -> usize {
+        self.line_len
+    }
+
+    /// Where the fields start (just after the first TAB), if the line has
+    /// a TAB. The fields are then `line[fields..line_len]`, possibly empty.
+    #[inline]
+    pub fn fields(&self) -> Option<usize> {
+        (self.url_len < self.line_len).then_some(self.url_len + 1)
     }
 
     /// The length of the scheme (`[A-Za-z][A-Za-z0-9+.-]*`), which `://`
@@ -101,9 +126,9 @@ impl Line {
 }
 
 /// Classifies the line `buf[..len]` (without its `\n`) in one pass: its
-/// [`Line`] facts, or `None` if it is not a URL (see the crate docs: empty,
-/// a control octet or a space after one trailing `\r` is stripped, or no
-/// `scheme://` at the start).
+/// [`Line`] facts, or `None` if it does not start with a URL (see the crate
+/// docs: after one trailing `\r` is stripped and up to the first TAB, no
+/// `scheme://` at the start, a control octet, or a trailing space).
 ///
 /// `buf` may go on past `len` (the rest of the caller's chunk): the octets
 /// there never change the result, and reading whole blocks from them saves
@@ -122,13 +147,17 @@ impl Line {
 /// ```
 #[inline]
 pub fn scan(buf: &[u8], len: usize) -> Option<Line> {
-    let url_len = match buf[..len].last() {
+    let line_len = match buf[..len].last() {
         Some(b'\r') => len - 1,
         _ => len,
     };
-    let scheme_len = scheme_len(&buf[..url_len])?;
-    let found = find(buf, url_len, scheme_len + 3)?;
-    Some(found.line(url_len, scheme_len))
+    let scheme_len = scheme_len(&buf[..line_len])?;
+    let found = find(buf, line_len, scheme_len + 3)?;
+    // The URL is not empty: it starts with `scheme://`.
+    if buf[found.url_end - 1] == b' ' {
+        return None;
+    }
+    Some(found.line(line_len, scheme_len))
 }
 
 /// The length of the scheme if `line` starts with
@@ -152,10 +181,13 @@ pub fn scheme_len(line: &[u8]) -> Option<usize> {
 /// No such octet (an offset no line reaches).
 const NONE: usize = usize::MAX;
 
-/// What one pass found: the first offset at or after `from` of each
-/// class of octets, [`NONE`] if there is none.
+/// What one pass found: where the URL ends, and the first offset at or
+/// after `from` and before the URL's end of each class of octets, [`NONE`]
+/// if there is none.
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
 struct Found {
+    /// The first TAB, or the line's length.
+    url_end: usize,
     /// `/ ? ;`: google's path start.
     path: usize,
     /// `/ ? #`: the authority's end.
@@ -165,26 +197,30 @@ struct Found {
 }
 
 impl Found {
-    fn line(self, url_len: usize, scheme_len: usize) -> Line {
+    fn line(self, line_len: usize, scheme_len: usize) -> Line {
         let some = |k: usize| (k != NONE).then_some(k);
         Line {
-            url_len,
+            url_len: self.url_end,
+            line_len,
             scheme_len,
-            authority_end: self.authority.min(url_len),
+            authority_end: self.authority.min(self.url_end),
             path_start: some(self.path),
             fragment: some(self.hash),
         }
     }
 }
 
-/// Whether `b` makes a line not a URL: a control octet, a space or DEL.
+/// Whether `b` is a control octet (a TAB ends the URL; any other makes the
+/// line not a URL).
 #[inline(always)]
-fn is_bad(b: u8) -> bool {
-    (b <= b' ') | (b == 0x7f)
+fn is_control(b: u8) -> bool {
+    (b < b' ') | (b == 0x7f)
 }
 
-/// One pass over `buf[..len]`: `None` if an octet is [bad](is_bad), else
-/// the first octets of each class at or after `from`.
+/// One pass over the line `buf[..len]`: `None` if its first
+/// [control](is_control) octet is not a TAB, else where the URL ends (that
+/// TAB, or `len`) and the first octets of each class at or after `from` in
+/// the URL.
 #[inline(always)]
 fn find(buf: &[u8], len: usize, from: usize) -> Option<Found> {
     #[cfg(target_arch = "x86_64")]
@@ -197,25 +233,24 @@ fn find(buf: &[u8], len: usize, from: usize) -> Option<Found> {
     }
 }
 
-/// The fallback for targets without SSE2: the bad-octet test over whole
-/// blocks without an early exit (so that it compiles to vector compares),
-/// and memchr's searches (SIMD on aarch64 and wasm32 too) for the rest.
+/// The fallback for targets without SSE2: the first control octet, then
+/// memchr's searches (SIMD on aarch64 and wasm32 too) in the URL.
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 mod portable {
-    use super::{Found, NONE, is_bad};
+    use super::{Found, NONE, is_control};
 
     #[inline(always)]
     pub(crate) fn find(buf: &[u8], len: usize, from: usize) -> Option<Found> {
         let line = &buf[..len];
-        let bad =
-            |block: &[u8]| block.iter().fold(false, |a, &b| a | is_bad(b));
-        let mut blocks = line.chunks_exact(32);
-        if blocks.any(bad) || bad(blocks.remainder()) {
-            return None;
-        }
-        let rest = &line[from..];
+        let url_end = match line.iter().position(|&b| is_control(b)) {
+            Some(k) if line[k] != b'\t' => return None,
+            Some(k) => k,
+            None => len,
+        };
+        let rest = line.get(from..url_end).unwrap_or_default();
         let at = |k: Option<usize>| k.map_or(NONE, |k| from + k);
         Some(Found {
+            url_end,
             path: at(memchr::memchr3(b'/', b'?', b';', rest)),
             authority: at(memchr::memchr3(b'/', b'?', b'#', rest)),
             hash: at(memchr::memchr(b'#', rest)),
@@ -224,14 +259,15 @@ mod portable {
 }
 
 /// The SSE2 pass (SSE2 is part of every x86_64 target): per 16-octet
-/// block, vector compares give bit masks of the octets that matter; the bad
-/// octets are OR-ed up and tested once at the end, and the first offset of
-/// each class is read off its mask until it is found.
+/// block, vector compares give bit masks of the octets that matter; the
+/// pass stops at the block of the first control octet (a TAB ends the URL
+/// there, any other ends the answer), and the first offset of each class
+/// is read off its mask until it is found.
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
     use core::arch::x86_64::{
         __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8,
-        _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8, _mm_setzero_si128,
+        _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
     };
 
     use super::{Found, NONE};
@@ -246,15 +282,6 @@ mod sse2 {
         #[allow(unused_unsafe)]
         unsafe {
             _mm_set1_epi8(b as i8)
-        }
-    }
-
-    #[inline(always)]
-    fn zero() -> __m128i {
-        // SAFETY: SSE2 is part of every x86_64 target; no memory access.
-        #[allow(unused_unsafe)]
-        unsafe {
-            _mm_setzero_si128()
         }
     }
 
@@ -306,13 +333,12 @@ mod sse2 {
     #[inline(always)]
     pub(crate) fn find(buf: &[u8], len: usize, from: usize) -> Option<Found> {
         assert!(len <= buf.len());
-        let (space, del) = (splat(b' '), splat(0x7f));
+        let (unit, del) = (splat(0x1f), splat(0x7f));
         let (slash, query) = (splat(b'/'), splat(b'?'));
         let (semicolon, hash) = (splat(b';'), splat(b'#'));
-        let bad_of = |v| or(le(v, space), eq(v, del));
         // The first `/ ?`, `;` and `#` at or after `from`.
         let (mut slash_query, mut semi, mut hash_at) = (NONE, NONE, NONE);
-        let mut bad = zero();
+        let mut url_end = len;
         let mut at = 0;
         while at < len {
             let v = match buf.get(at..at + 16) {
@@ -325,20 +351,22 @@ mod sse2 {
                     load(&block)
                 }
             };
-            // Lanes past the line's end are ignored, and so are lanes
-            // before `from` for the offsets.
-            let live = match len - at {
-                n if n >= 16 => {
-                    bad = or(bad, bad_of(v));
-                    0xffff
-                }
-                n => {
-                    if mask(bad_of(v)) & ((1 << n) - 1) != 0 {
-                        return None;
-                    }
-                    (1 << n) - 1
-                }
+            // Lanes past the line's end are ignored; so are lanes from the
+            // first control octet on, and lanes before `from` for the
+            // offsets.
+            let mut live = match len - at {
+                n if n >= 16 => 0xffff,
+                n => (1 << n) - 1,
             };
+            let control = mask(or(le(v, unit), eq(v, del))) & live;
+            if control != 0 {
+                let k = control.trailing_zeros() as usize;
+                if buf[at + k] != b'\t' {
+                    return None;
+                }
+                url_end = at + k;
+                live &= (1 << k) - 1;
+            }
             let want = live & (0xffff << from.saturating_sub(at).min(16));
             let first = |m: u32| match m & want {
                 0 => NONE,
@@ -355,9 +383,13 @@ mod sse2 {
                     hash_at = hash_at.min(first(mask(h)));
                 }
             }
+            if control != 0 {
+                break;
+            }
             at += 16;
         }
-        (mask(bad) == 0).then_some(Found {
+        Some(Found {
+            url_end,
             path: slash_query.min(semi),
             authority: slash_query.min(hash_at),
             hash: hash_at,

@@ -7,11 +7,15 @@ use super::{Found, Line, find, portable, scan};
 
 /// The definition, one octet at a time (the oracle).
 fn naive(buf: &[u8], len: usize) -> Option<Line> {
-    let mut line = &buf[..len];
-    if line.last() == Some(&b'\r') {
-        line = &line[..len - 1];
+    let mut whole = &buf[..len];
+    if whole.last() == Some(&b'\r') {
+        whole = &whole[..len - 1];
     }
-    if line.iter().any(|&b| b.is_ascii_control() || b == b' ') {
+    let line = match whole.iter().position(|&b| b == b'\t') {
+        Some(tab) => &whole[..tab],
+        None => whole,
+    };
+    if line.iter().any(|&b| b.is_ascii_control()) || line.ends_with(b" ") {
         return None;
     }
     if !line.first()?.is_ascii_alphabetic() {
@@ -30,6 +34,7 @@ fn naive(buf: &[u8], len: usize) -> Option<Line> {
         |set: &[u8]| (n + 3..line.len()).find(|&k| set.contains(&line[k]));
     Some(Line {
         url_len: line.len(),
+        line_len: whole.len(),
         scheme_len: n,
         authority_end: first(b"/?#").unwrap_or(line.len()),
         path_start: first(b"/?;"),
@@ -39,13 +44,16 @@ fn naive(buf: &[u8], len: usize) -> Option<Line> {
 
 /// [`scan`] with the portable pass in place of the SSE2 one.
 fn scan_portable(buf: &[u8], len: usize) -> Option<Line> {
-    let url_len = match buf[..len].last() {
+    let line_len = match buf[..len].last() {
         Some(b'\r') => len - 1,
         _ => len,
     };
-    let scheme_len = super::scheme_len(&buf[..url_len])?;
-    let found: Found = portable::find(buf, url_len, scheme_len + 3)?;
-    Some(found.line(url_len, scheme_len))
+    let scheme_len = super::scheme_len(&buf[..line_len])?;
+    let found: Found = portable::find(buf, line_len, scheme_len + 3)?;
+    if buf[found.url_end - 1] == b' ' {
+        return None;
+    }
+    Some(found.line(line_len, scheme_len))
 }
 
 /// Every implementation on `buf[..len]`, against the oracle.
@@ -59,6 +67,11 @@ fn check(buf: &[u8], len: usize) {
         let from = line.authority_start();
         assert!(from <= line.authority_end());
         assert!(line.authority_end() <= line.url_len());
+        assert!(line.url_len() <= line.line_len());
+        match line.fields() {
+            Some(f) => assert_eq!(buf[f - 1], b'\t'),
+            None => assert_eq!(line.url_len(), line.line_len()),
+        }
         for k in [line.path_start(), line.fragment()].into_iter().flatten() {
             assert!((from..line.url_len()).contains(&k));
         }
@@ -66,8 +79,8 @@ fn check(buf: &[u8], len: usize) {
     // The same pass on both targets agrees on the raw facts too.
     if let Some(line) = want {
         let from = line.scheme_len() + 3;
-        assert_eq!(find(buf, line.url_len(), from), {
-            portable::find(buf, line.url_len(), from)
+        assert_eq!(find(buf, line.line_len(), from), {
+            portable::find(buf, line.line_len(), from)
         });
     }
 }
@@ -87,15 +100,31 @@ fn examples() {
     assert_eq!(facts("s3+x.y-z://b/k"), (8, 12, Some(12), None));
     assert_eq!(facts("h://\u{e9}/\u{e9}"), (1, 6, Some(6), None));
     assert_eq!(url("http://a/\r").unwrap().url_len(), 9);
+    // Spaces inside the URL; a TAB ends it, and the fields hold anything.
+    assert_eq!(facts("http://a/ b"), (4, 8, Some(8), None));
+    assert_eq!(facts("http://a b/c d"), (4, 10, Some(10), None));
+    let fields =
+        |s: &str| url(s).map(|l| (l.url_len(), l.line_len(), l.fields()));
+    assert_eq!(fields("http://a/\tb"), Some((9, 11, Some(10))));
+    assert_eq!(fields("http://a/\t"), Some((9, 10, Some(10))));
+    assert_eq!(fields("http://a/\t\t\x00 #/\r\r"), Some((9, 16, Some(10))));
+    assert_eq!(fields("http://a\t/x#y"), Some((8, 13, Some(9))));
+    assert_eq!(facts("http://a\t/x#y"), (4, 8, None, None));
+    assert_eq!(fields("http://a/ x\t \r"), Some((11, 13, Some(12))));
     for bad in [
         "",
         "\r",
         "\r\r",
         "http://a/\r\r",
         "http://a/\rx",
-        "http://a/ b",
-        "http://a/\tb",
+        "http://a/ ",
+        "http://a/ \tb",
+        "http://a/ \r",
+        "http:\t//a/",
+        "\thttp://a/",
         "http://a/\x7f",
+        "http://a/\x7f\tx",
+        "http://a/\x00\tx",
         "http://a/\x00",
         " http://a/",
         "1http://a/",
@@ -109,7 +138,7 @@ fn examples() {
     }
 }
 
-/// A control octet or a space in any lane of any block, and a `#` or `/`
+/// A control octet, a TAB or a space in any lane of any block, and a `#` or `/`
 /// in any lane, at every length around the block size.
 #[test]
 fn every_lane_of_every_block() {
@@ -118,13 +147,15 @@ fn every_lane_of_every_block() {
         line.resize(len, b'a');
         check(&line, len);
         for k in 0..len {
-            for b in [b'/', b'?', b';', b'#', b' ', 0, 0x1f, 0x7f, 0x80, 0xff]
-            {
+            for b in [
+                b'/', b'?', b';', b'#', b' ', b'\t', 0, 0x1f, 0x7f, 0x80, 0xff,
+            ] {
                 let mut l = line.clone();
                 l[k] = b;
                 check(&l, len);
-                // The line inside a longer chunk whose tail is all bad.
-                l.extend_from_slice(&[b' '; 20]);
+                // The line inside a longer chunk whose tail is all control
+                // octets and spaces.
+                l.extend_from_slice(&[b' ', 0, b'\t', 0x7f].repeat(5));
                 check(&l, len);
             }
         }
@@ -211,7 +242,7 @@ fn random_lines_against_the_oracle() {
 /// matter.
 #[test]
 fn every_short_line() {
-    const ALPHABET: &[u8] = b"/?;#: \r\x00\x7fa\xff";
+    const ALPHABET: &[u8] = b"/?;#: \t\r\x00\x7fa\xff";
     let mut line = Vec::from(&b"h://"[..]);
     let mut count = 0;
     for n in 0..=5u32 {

@@ -21,11 +21,14 @@ quietly with status 0.";
 const URL_LINES: &str = "\
 Input lines:
   Lines are separated by `\\n`; a last line without `\\n` counts. One
-  trailing `\\r` is stripped. A line is NOT a URL (and is reported as
-  `invalid`) if it is then empty, contains an ASCII control octet or a
-  space, or does not start with `scheme://`, where scheme is
-  `[A-Za-z][A-Za-z0-9+.-]*`. A line longer than --max-url-len octets
-  (default 65536; the trailing `\\r` does not count) is not a URL either,
+  trailing `\\r` is stripped. The URL is the line up to its first TAB; what
+  follows the TAB (the fields, as Nutch or StormCrawler keep them) is
+  passed through unchanged. A line is NOT a URL (and is reported as
+  `invalid`) if its URL does not start with `scheme://` (scheme is
+  `[A-Za-z][A-Za-z0-9+.-]*`), contains an ASCII control octet, or ends
+  with a space. Spaces inside a URL belong to it (google matches them raw,
+  rfc9309 as %20). A line longer than --max-url-len octets (default 65536;
+  URL and fields, the trailing `\\r` does not count) is not a URL either,
   the same from a file as from a pipe.
 
 Inputs may be plain, gzip or zstd (told by their first bytes).
@@ -36,24 +39,29 @@ Rules:
   selects its host's rules; a host without an entry gets the verdict
   `unknown`, never a silent allow.
 
+Agents:
+  --agent may be repeated: each line is decided for every agent in one
+  pass (independent verdicts, not a merged group).
+
 Output:
-  --emit allowed (default), --emit disallowed and --emit unknown print the
-  selected URLs, one per line, as read (without the `\\r`). --emit all
-  prints one line per input line, in input order: `allow<TAB>URL`,
-  `disallow<TAB>URL`, `unknown<TAB>URL`, or `invalid<TAB>LINE`.
-  --explain adds a tab and the reason; --json prints one object per
-  selected line instead.
+  Lines are printed whole, fields included (without the `\\r`).
+  --emit allowed (default) prints the lines allowed for every agent,
+  --emit disallowed those disallowed for at least one, --emit unknown
+  those whose host has no entry. --emit all prints every line, in input
+  order, after one verdict column per agent (`allow`, `disallow`,
+  `unknown` or `invalid`): `allow<TAB>disallow<TAB>LINE` for two agents.
+  --explain adds one reason column per agent before the line. --json
+  prints one object per selected line instead.
 
 Empty and invalid lines are counted and reported on stderr (with the first
 few line numbers), followed by the summary:
   robofilter: N lines: A allowed, D disallowed, U unknown, I invalid (E
   empty) in T s (X M lines/s)
-Every line is counted once: N = A + D + U + I.
+Every line is counted once: N = A + D + U + I (with several agents, a line
+counts as disallowed if any agent is disallowed).
 
-A progress bar is shown on stderr when it is a terminal.
-
-Plain input files are memory-mapped: do not modify them while robofilter
-runs.";
+A progress bar is shown on stderr when it is a terminal. Inputs are read,
+not memory-mapped; they are never modified.";
 
 /// Compile robots.txt into verdict automata and filter URL lists.
 #[derive(Debug, Parser)]
@@ -75,7 +83,9 @@ pub enum Command {
     /// Decide URLs against a robots.txt.
     ///
     /// Prints `allow<TAB>URL` or `disallow<TAB>URL`, one line per URL, in
-    /// the order given. The robots.txt is compiled in memory for the agent.
+    /// the order given; with several agents, one verdict column per agent
+    /// (`allow<TAB>disallow<TAB>URL`). A robots.txt is compiled in memory
+    /// for the agents; a rules file or a bundle is used as it is.
     #[command(after_help = EXIT_CODES)]
     Check(CheckArgs),
     /// Compile a robots.txt into a rules file, or many hosts' robots.txt
@@ -92,7 +102,7 @@ pub enum Command {
     /// stderr.
     #[command(after_help = EXIT_CODES)]
     Compile(CompileArgs),
-    /// Filter URL lists (one URL per line) with a rules file.
+    /// Filter URL lists (one URL per line) with a rules file or bundle.
     ///
     /// Input files are split into newline-aligned chunks decided in
     /// parallel; the output keeps the input order.
@@ -106,7 +116,8 @@ pub enum Command {
     /// applied), `no matching rule`, `no group for this agent`, or
     /// `/robots.txt is always allowed (RFC 9309)`. GROUP says whose rules
     /// applied: `own group` (groups naming the agent), `* group` or
-    /// `no group`.
+    /// `no group`. With several agents, one line per URL and agent, with
+    /// the agent as a fifth column.
     #[command(after_help = EXIT_CODES)]
     Explain(ExplainArgs),
     /// Describe a robots.txt, a rules file or a bundle.
@@ -178,9 +189,10 @@ pub struct CheckArgs {
     /// The dialect [default: rfc9309].
     #[arg(long, value_enum)]
     pub dialect: Option<DialectArg>,
-    /// The crawler's product token (e.g. `Googlebot`).
-    #[arg(long, value_name = "NAME")]
-    pub agent: String,
+    /// The crawler's product token (e.g. `Googlebot`); repeat for several
+    /// agents (one verdict column each, in the order given).
+    #[arg(long, value_name = "NAME", required = true)]
+    pub agent: Vec<String>,
     /// The robots.txt (`-`: stdin).
     #[arg(value_name = "ROBOTS_TXT")]
     pub robots: PathBuf,
@@ -246,17 +258,18 @@ pub struct CompileArgs {
     pub output: PathBuf,
 }
 
-/// What `filter` prints.
+/// What `filter` prints: selected lines whole (fields included).
 #[derive(Clone, Copy, Debug, Default, Eq, PartialEq, ValueEnum)]
 pub enum Emit {
-    /// The allowed URLs.
+    /// The lines allowed for every agent.
     #[default]
     Allowed,
-    /// The disallowed URLs.
+    /// The lines disallowed for at least one agent.
     Disallowed,
-    /// The URLs whose host has no entry in the bundle.
+    /// The lines whose host has no entry in the bundle.
     Unknown,
-    /// Every input line with its verdict (or `invalid`).
+    /// Every input line after its verdict columns (one per agent, or
+    /// `invalid`).
     All,
 }
 
@@ -266,23 +279,28 @@ pub struct FilterArgs {
     /// The rules file (from `robofilter compile`).
     #[arg(value_name = "RULES")]
     pub rules: PathBuf,
-    /// The crawler's product token (e.g. `Googlebot`).
-    #[arg(long, value_name = "NAME")]
-    pub agent: String,
+    /// The crawler's product token (e.g. `Googlebot`); repeat for several
+    /// agents (one verdict column each, in the order given).
+    #[arg(long, value_name = "NAME", required = true)]
+    pub agent: Vec<String>,
     /// What to print.
     #[arg(long, value_enum, default_value_t = Emit::Allowed)]
     pub emit: Emit,
     /// Print one JSON object per selected line instead: `url` (or
-    /// `url_base64` when the line is not UTF-8; null for a line over
-    /// --max-url-len), `verdict`, `host`.
+    /// `url_base64` when it is not UTF-8; null for a line over
+    /// --max-url-len), `verdict` (all agents together), `verdicts` (per
+    /// agent, with several), `host`, and `fields` (or `fields_base64`)
+    /// when the line has a TAB.
     #[arg(long)]
     pub json: bool,
-    /// Lines longer than this many octets (without `\n`) are not URLs:
-    /// counted as invalid and reported, never decided.
+    /// Lines longer than this many octets (URL and fields, without `\n`
+    /// and a trailing `\r`) are not URLs: counted as invalid and reported,
+    /// never decided.
     #[arg(long, value_name = "OCTETS", default_value_t = 65_536)]
     pub max_url_len: usize,
-    /// Add why: the deciding rule (a tab-separated column, or `reason`,
-    /// `line` and `pattern` with --json). Slower: every selected URL is
+    /// Add why: one reason column per agent, after the verdict columns and
+    /// before the line (or `reason`, `line` and `pattern`, or `reasons`
+    /// per agent with several, with --json). Slower: every selected URL is
     /// matched again rule by rule.
     #[arg(long)]
     pub explain: bool,
@@ -300,7 +318,8 @@ pub struct FilterArgs {
         value_parser = clap::value_parser!(u16).range(1..)
     )]
     pub threads: Option<u16>,
-    /// URL lists, one URL per line (`-` or none: stdin).
+    /// URL lists, one URL per line, optionally followed by a TAB and
+    /// fields that are kept as they are (`-` or none: stdin).
     #[arg(value_name = "FILE")]
     pub inputs: Vec<PathBuf>,
 }
@@ -312,9 +331,10 @@ pub struct ExplainArgs {
     /// file's magic bytes.
     #[arg(value_name = "RULES|ROBOTS_TXT")]
     pub file: PathBuf,
-    /// The crawler's product token (e.g. `Googlebot`).
-    #[arg(long, value_name = "NAME")]
-    pub agent: String,
+    /// The crawler's product token (e.g. `Googlebot`); repeat for several
+    /// agents (one verdict column each, in the order given).
+    #[arg(long, value_name = "NAME", required = true)]
+    pub agent: Vec<String>,
     /// The dialect for a robots.txt [default: rfc9309]; a rules file
     /// keeps the dialect it was compiled with.
     #[arg(long, value_enum)]

@@ -15,18 +15,22 @@ use crate::args::{CheckArgs, ExplainArgs};
 use crate::files::{self, Compiled, Output};
 
 /// Prints `VERDICT<TAB>URL` per URL: `allow` or `disallow`, and with a
-/// bundle also `unknown` (no entry for the URL's host).
+/// bundle also `unknown` (no entry for the URL's host); with several
+/// agents, one verdict column per agent.
 pub fn check(args: CheckArgs) -> Result<()> {
     let dialect = args.dialect.map(Into::into);
     with_checker(&args.robots, dialect, &args.agent, |checker| {
         let mut cache = HostCache::new();
         let mut out = Output::new(None)?;
+        let mut each = vec![Outcome::Invalid; args.agent.len()];
         for url in &args.urls {
             let url = files::os_bytes(url);
             let target = target(checker, &url, &mut cache, &args.robots)?;
-            let verdict = target.outcome(&url, MatchPath::from_url(&url));
-            out.write_all(verdict.as_str().as_bytes())?;
-            out.write_all(b"\t")?;
+            target.outcomes(&url, MatchPath::from_url(&url), &mut each);
+            for verdict in &each {
+                out.write_all(verdict.as_str().as_bytes())?;
+                out.write_all(b"\t")?;
+            }
             out.write_all(&url)?;
             out.write_all(b"\n")?;
         }
@@ -37,70 +41,90 @@ pub fn check(args: CheckArgs) -> Result<()> {
 /// Prints `VERDICT<TAB>URL<TAB>REASON<TAB>GROUP` per URL, where GROUP says
 /// whose group applied: `own group`, `* group` or `no group` (also when a
 /// bundle decides by the host's fetch outcome or has no entry for it).
+/// With several agents, one line per URL and agent, the agent in a fifth
+/// column.
 pub fn explain(args: ExplainArgs) -> Result<()> {
     let dialect = args.dialect.map(Into::into);
+    let several = args.agent.len() > 1;
     with_checker(&args.file, dialect, &args.agent, |checker| {
         let mut cache = HostCache::new();
         let mut out = Output::new(None)?;
         let mut reason = Vec::new();
         for url in &args.urls {
             let url = files::os_bytes(url);
-            reason.clear();
             let target = target(checker, &url, &mut cache, &args.file)?;
-            let (verdict, group) = match target {
-                Target::Rules(m) => {
-                    let why = m.explain(&url);
-                    robofilter::write_reason(&mut reason, why.reason());
-                    let group = match m.source() {
-                        GroupSource::Specific => "own group",
-                        GroupSource::Global => "* group",
-                        GroupSource::None => "no group",
-                    };
-                    (Outcome::from(why.verdict()), group)
+            for (agent, name) in args.agent.iter().enumerate() {
+                reason.clear();
+                let (verdict, group) = why(&mut reason, &url, target, agent);
+                out.write_all(verdict.as_str().as_bytes())?;
+                out.write_all(b"\t")?;
+                out.write_all(&url)?;
+                out.write_all(b"\t")?;
+                out.write_all(escape(&reason).as_bytes())?;
+                out.write_all(b"\t")?;
+                out.write_all(group.as_bytes())?;
+                if several {
+                    out.write_all(b"\t")?;
+                    out.write_all(name.as_bytes())?;
                 }
-                other => {
-                    robofilter::write_why(&mut reason, &url, Some(other));
-                    (
-                        other.outcome(&url, MatchPath::from_url(&url)),
-                        "no group",
-                    )
-                }
-            };
-            out.write_all(verdict.as_str().as_bytes())?;
-            out.write_all(b"\t")?;
-            out.write_all(&url)?;
-            out.write_all(b"\t")?;
-            out.write_all(escape(&reason).as_bytes())?;
-            out.write_all(b"\t")?;
-            out.write_all(group.as_bytes())?;
-            out.write_all(b"\n")?;
+                out.write_all(b"\n")?;
+            }
         }
         out.finish()
     })
 }
 
+/// The outcome of `url` for agent number `agent` and whose group decided
+/// it, with the reason written to `reason`.
+fn why(
+    reason: &mut Vec<u8>,
+    url: &[u8],
+    target: Target<'_, '_, '_>,
+    agent: usize,
+) -> (Outcome, &'static str) {
+    match target {
+        Target::Rules(ms) => {
+            let m = &ms[agent];
+            let why = m.explain(url);
+            robofilter::write_reason(reason, why.reason());
+            let group = match m.source() {
+                GroupSource::Specific => "own group",
+                GroupSource::Global => "* group",
+                GroupSource::None => "no group",
+            };
+            (Outcome::from(why.verdict()), group)
+        }
+        other => {
+            robofilter::write_why(reason, url, Some(other), agent);
+            (other.outcome(agent, url, MatchPath::from_url(url)), "no group")
+        }
+    }
+}
+
 /// Runs `f` with the checker of `path` (a robots.txt, compiled in memory,
-/// a rules file or a bundle) for `agent`: what `check` and `explain` share.
+/// a rules file or a bundle) for `agents`: what `check` and `explain`
+/// share.
 fn with_checker<T>(
     path: &std::path::Path,
     dialect: Option<robofilter::Dialect>,
-    agent: &str,
+    agents: &[String],
     f: impl for<'r, 'a> FnOnce(&UrlChecker<'r, 'a>) -> Result<T>,
 ) -> Result<T> {
-    let config = Config::new().agent(agent);
+    let config = agents.iter().fold(Config::new(), |c, a| c.agent(a));
     let bytes = files::rules_or_robots(path, dialect, config)?;
     let compiled = Compiled::load(&bytes, path)?;
     let name = files::display(path);
-    files::check_agent(agent, compiled.dialect())?;
+    files::check_agents(agents, compiled.dialect())?;
+    let agents: Vec<&str> = agents.iter().map(String::as_str).collect();
     match &compiled {
         Compiled::Rules(rules) => {
-            let checker = UrlChecker::rules(rules, agent)
+            let checker = UrlChecker::rules(rules, &agents)
                 .with_context(|| format!("rules file '{name}'"))?;
             f(&checker)
         }
         Compiled::Bundle(bundle) => {
             let members = Members::new(bundle);
-            let checker = UrlChecker::bundle(bundle, &members, agent)
+            let checker = UrlChecker::bundle(bundle, &members, &agents)
                 .map_err(|e| anyhow!("bundle '{name}', {e}"))?;
             f(&checker)
         }

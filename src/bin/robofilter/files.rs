@@ -215,6 +215,25 @@ pub fn check_agent(agent: &str, dialect: Dialect) -> Result<()> {
     }
 }
 
+/// [`check_agent`] for each of `agents`, and a usage error if one is named
+/// twice (agents match case-insensitively, so `GPTBot` and `gptbot` are the
+/// same agent).
+pub fn check_agents(agents: &[String], dialect: Dialect) -> Result<()> {
+    for (i, agent) in agents.iter().enumerate() {
+        if let Some(first) =
+            agents[..i].iter().find(|a| a.eq_ignore_ascii_case(agent))
+        {
+            bail!(
+                "--agent '{agent}' is given twice (agents match \
+                 case-insensitively: '{first}' names the same one); name each \
+                 agent once"
+            );
+        }
+        check_agent(agent, dialect)?;
+    }
+    Ok(())
+}
+
 /// Fails if `bytes` are a rules file or a bundle rather than a robots.txt.
 fn refuse_compiled(bytes: &[u8], path: &Path) -> Result<()> {
     let what = match Kind::of(bytes) {

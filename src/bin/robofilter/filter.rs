@@ -1,5 +1,6 @@
-//! `robofilter filter RULES --agent NAME [FILE...]`: URL lists in, selected
-//! URLs (or every line with its verdict) out.
+//! `robofilter filter RULES --agent NAME... [FILE...]`: frontier lines in
+//! (a URL, optionally a TAB and fields), selected lines (or every line
+//! after its verdict columns, one per agent) out.
 //!
 //! Each input is cut into newline-aligned chunks of about 1 MiB. A batch of
 //! chunks (a few per thread) is decided in parallel, each chunk into its own
@@ -92,17 +93,18 @@ pub fn run(args: FilterArgs) -> Result<()> {
     // A single rules file applies to every URL; a bundle has per-host
     // rules. Both are loaded here, so that the scope can borrow them.
     let compiled = Compiled::load(&bytes, &args.rules)?;
-    files::check_agent(&args.agent, compiled.dialect())?;
+    files::check_agents(&args.agent, compiled.dialect())?;
+    let agents: Vec<&str> = args.agent.iter().map(String::as_str).collect();
     let (single, bundle) = match compiled {
         Compiled::Bundle(bundle) => (None, Some(bundle)),
         Compiled::Rules(rules) => (Some(rules), None),
     };
     let members = bundle.as_ref().map(Members::new);
     let checker = match (&single, &bundle, &members) {
-        (Some(rules), _, _) => UrlChecker::rules(rules, &args.agent)
+        (Some(rules), _, _) => UrlChecker::rules(rules, &agents)
             .with_context(|| format!("rules file '{rules_name}'"))?,
         (None, Some(bundle), Some(members)) => {
-            UrlChecker::bundle(bundle, members, &args.agent)
+            UrlChecker::bundle(bundle, members, &agents)
                 .map_err(|e| anyhow!("bundle '{rules_name}', {e}"))?
         }
         _ => unreachable!("one of them is loaded"),
@@ -269,7 +271,8 @@ fn decompress(mut r: Box<dyn BufRead>, name: &str) -> Result<Box<dyn Read>> {
 }
 
 /// Line counts. Every line is exactly one of allowed, disallowed, unknown
-/// or invalid; empty lines are a subset of the invalid ones.
+/// or invalid (by its outcome for all agents together,
+/// [`Outcome::combine`]); empty lines are a subset of the invalid ones.
 #[derive(Clone, Copy, Debug, Default)]
 struct Counts {
     lines: u64,
@@ -300,7 +303,8 @@ impl AddAssign for Counts {
 /// An input line, classified by [`classify`].
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
 enum Line<'a> {
-    /// A URL (the line without its `\r`) and its path.
+    /// A URL (the line up to its first TAB, or without its `\r`) and its
+    /// path.
     Url(&'a [u8], MatchPath<'a>),
     /// Nothing but possibly a `\r`.
     Empty,
@@ -308,13 +312,9 @@ enum Line<'a> {
     Invalid(&'a [u8]),
 }
 
-/// Classifies one input line (without its `\n`).
-///
-/// After stripping one trailing `\r`, a line is *not a URL* if it is empty,
-/// contains an ASCII control octet (0x00-0x1F, 0x7F) or a space, or does
-/// not start with `scheme://`, where scheme is `[A-Za-z][A-Za-z0-9+.-]*`.
-/// Octets above 0x7F (UTF-8) are allowed. One pass
-/// ([`robofilter::url_line`]) checks the octets and finds the path.
+/// Classifies one input line (without its `\n`): see
+/// [`robofilter::url_line`], whose one pass checks the octets and finds
+/// the URL's end and path.
 #[cfg(test)]
 fn classify(line: &[u8]) -> Line<'_> {
     classify_in(line, line.len())
@@ -337,6 +337,7 @@ fn classify_in(buf: &[u8], len: usize) -> Line<'_> {
 
 /// Decides chunks; shared by the worker threads.
 struct Decider<'r, 'a> {
+    /// Decides for every agent, in the order given.
     checker: UrlChecker<'r, 'a>,
     /// The rules file's name, for messages.
     name: &'r str,
@@ -352,7 +353,7 @@ struct Decider<'r, 'a> {
 enum BadKind {
     /// Nothing (or only `\r`).
     Empty,
-    /// Not `scheme://...`, or a control octet or space in it.
+    /// Not `scheme://...`, a control octet in it, or a trailing space.
     NotUrl,
     /// Longer than `--max-url-len`.
     TooLong,
@@ -391,32 +392,42 @@ impl<'r, 'a> Decider<'r, 'a> {
         };
         c.counts.octets = chunk.len() as u64;
         let mut cache = HostCache::new();
+        let mut each = vec![Outcome::Invalid; self.agent_len()];
         let mut start = 0;
         for nl in memchr::memchr_iter(b'\n', chunk) {
             let (buf, len) = (&chunk[start..], nl - start);
-            if let Err(e) = self.line(buf, len, &mut c, &mut cache) {
+            if let Err(e) = self.line(buf, len, &mut c, &mut cache, &mut each)
+            {
                 c.error = Some(e);
                 return c;
             }
             start = nl + 1;
         }
         if start < chunk.len() {
-            let buf = &chunk[start..];
-            if let Err(e) = self.line(buf, buf.len(), &mut c, &mut cache) {
+            let (buf, len) = (&chunk[start..], chunk.len() - start);
+            if let Err(e) = self.line(buf, len, &mut c, &mut cache, &mut each)
+            {
                 c.error = Some(e);
             }
         }
         c
     }
 
+    /// How many agents each line is decided for.
+    fn agent_len(&self) -> usize {
+        self.checker.agents().len()
+    }
+
+    /// Decides the line `buf[..len]` (`buf` goes on to the chunk's end)
+    /// for every agent, into `each`.
     #[inline]
-    /// Decides the line `buf[..len]` (`buf` goes on to the chunk's end).
     fn line<'m>(
         &'m self,
         buf: &[u8],
         len: usize,
         c: &mut ChunkOut,
         cache: &mut HostCache<'m, 'r, 'a>,
+        each: &mut [Outcome],
     ) -> Result<(), String> {
         let index = c.counts.lines;
         c.counts.lines += 1;
@@ -426,24 +437,25 @@ impl<'r, 'a> Decider<'r, 'a> {
             Some(b'\r') => len - 1,
             _ => len,
         };
+        let text = &buf[..text_len];
         let class = if text_len > self.max_url_len {
-            Line::Invalid(&buf[..text_len])
+            Line::Invalid(text)
         } else {
             classify_in(buf, len)
         };
-        let (outcome, text, target) = match class {
+        let (url, target) = match class {
             Line::Url(url, path) => {
                 let target = self
                     .checker
                     .target(url, cache)
                     .map_err(|e| format!("bundle '{}', {e}", self.name))?;
-                let outcome = target.outcome(url, path);
+                target.outcomes(url, path, each);
                 if matches!(target, Target::Ambiguous)
                     && c.bad.len() < REPORT_LEN
                 {
                     c.bad.push((index, BadKind::AmbiguousHost));
                 }
-                (outcome, url, Some(target))
+                (url, Some(target))
             }
             bad @ (Line::Empty | Line::Invalid(_)) => {
                 let kind = match bad {
@@ -456,12 +468,13 @@ impl<'r, 'a> Decider<'r, 'a> {
                 if c.bad.len() < REPORT_LEN {
                     c.bad.push((index, kind));
                 }
-                let text = match bad {
-                    Line::Invalid(text) => text,
-                    _ => b"",
-                };
-                (Outcome::Invalid, text, None)
+                each.fill(Outcome::Invalid);
+                (split_fields(text).0, None)
             }
+        };
+        let outcome = match &*each {
+            [one] => *one,
+            each => Outcome::combine(each),
         };
         let selected = match outcome {
             Outcome::Allow => {
@@ -487,59 +500,157 @@ impl<'r, 'a> Decider<'r, 'a> {
         if self.json && text_len > self.max_url_len {
             self.write_too_long_json(&mut c.out);
         } else if self.json {
-            self.write_json(&mut c.out, outcome, text, target);
+            self.write_json(&mut c.out, text, url, outcome, each, target);
         } else {
             if self.emit == Emit::All {
-                c.out.extend_from_slice(outcome.as_str().as_bytes());
-                c.out.push(b'\t');
+                for o in &*each {
+                    c.out.extend_from_slice(o.as_str().as_bytes());
+                    c.out.push(b'\t');
+                }
+            }
+            if self.explain {
+                for agent in 0..each.len() {
+                    let from = c.out.len();
+                    write_why(&mut c.out, url, target, agent);
+                    escape_tail(&mut c.out, from);
+                    c.out.push(b'\t');
+                }
             }
             c.out.extend_from_slice(text);
-            if self.explain {
-                c.out.push(b'\t');
-                let from = c.out.len();
-                write_why(&mut c.out, text, target);
-                escape_tail(&mut c.out, from);
-            }
             c.out.push(b'\n');
         }
         Ok(())
+    }
+
+    /// What [`Decider::line`] writes before an invalid line's text with
+    /// `--emit all`: one `invalid` column per agent, and with `--explain`
+    /// one reason column per agent.
+    fn invalid_head(&self) -> Vec<u8> {
+        let mut head = b"invalid\t".repeat(self.agent_len());
+        if self.explain {
+            for agent in 0..self.agent_len() {
+                write_why(&mut head, b"", None, agent);
+                head.push(b'\t');
+            }
+        }
+        head
     }
 
     /// A line over --max-url-len in JSON: `url` is null, whether the line
     /// was read whole or passed through in pieces (a stream never holds
     /// it whole).
     fn write_too_long_json(&self, out: &mut Vec<u8>) {
+        let n = self.agent_len();
+        let each = vec![Outcome::Invalid; n];
         let mut line = JsonLine::new(None, Outcome::Invalid);
+        line.verdicts(self.checker.agents(), &each);
         if self.explain {
-            line.explain(b"not a URL", None);
+            let whys = vec![Why::new(b"not a URL", None); n];
+            line.explain(self.checker.agents(), whys);
         }
         line.write(out);
     }
 
-    /// `{"url":...,"verdict":...,"host":...}` with, for `--explain`,
-    /// `"reason"`, `"line"` and `"pattern"` (null when no rule decided).
+    /// `{"url":...,"verdict":...,"host":...}` with `"verdicts"` for several
+    /// agents, `"fields"` for a line with a TAB, and for `--explain`
+    /// `"reason"`, `"line"` and `"pattern"` (null when no rule decided),
+    /// or with several agents `"reasons"`.
     fn write_json(
         &self,
         out: &mut Vec<u8>,
-        outcome: Outcome,
         text: &[u8],
+        url: &[u8],
+        outcome: Outcome,
+        each: &[Outcome],
         target: Option<Target<'_, '_, '_>>,
     ) {
         let mut host = Vec::new();
         let has_host =
-            target.is_some() && robofilter::url_authority(text, &mut host);
-        let mut line = JsonLine::new(Some(text), outcome);
+            target.is_some() && robofilter::url_authority(url, &mut host);
+        let mut line = JsonLine::new(Some(url), outcome);
+        line.verdicts(self.checker.agents(), each);
         line.host = has_host.then(|| String::from_utf8_lossy(&host));
-        let mut why = Vec::new();
+        if let Some(fields) = split_fields(text).1 {
+            line.fields(fields);
+        }
+        let mut why = vec![Vec::new(); each.len()];
         if self.explain {
-            let reason = write_why(&mut why, text, target);
-            let rule = match reason {
-                Some(Reason::Rule(r) | Reason::IndexHtml(r)) => Some(r),
-                _ => None,
-            };
-            line.explain(&why, rule.map(|r| (r.line(), r.pattern())));
+            let mut whys = Vec::with_capacity(each.len());
+            for (agent, why) in why.iter_mut().enumerate() {
+                let reason = write_why(why, url, target, agent);
+                let rule = match reason {
+                    Some(Reason::Rule(r) | Reason::IndexHtml(r)) => Some(r),
+                    _ => None,
+                };
+                whys.push((rule.map(|r| (r.line(), r.pattern())), agent));
+            }
+            let whys = whys
+                .into_iter()
+                .map(|(rule, agent)| Why::new(&why[agent], rule))
+                .collect();
+            line.explain(self.checker.agents(), whys);
         }
         line.write(out);
+    }
+}
+
+/// The URL part of a line (up to its first TAB) and its fields (after
+/// that TAB), if it has one.
+fn split_fields(text: &[u8]) -> (&[u8], Option<&[u8]>) {
+    match memchr::memchr(b'\t', text) {
+        Some(k) => (&text[..k], Some(&text[k + 1..])),
+        None => (text, None),
+    }
+}
+
+/// Text for JSON: a string if it is UTF-8, else `None` (then base64).
+fn utf8_or_base64(bytes: &[u8]) -> (Option<&str>, Option<String>) {
+    use base64::Engine as _;
+    match std::str::from_utf8(bytes) {
+        Ok(s) => (Some(s), None),
+        Err(_) => {
+            let b64 = base64::engine::general_purpose::STANDARD;
+            (None, Some(b64.encode(bytes)))
+        }
+    }
+}
+
+/// Why one agent got its outcome, in JSON: `reason` in words, and the
+/// deciding rule's `line` and `pattern` (null when no rule decided).
+#[derive(Clone, serde::Serialize)]
+struct Why<'t> {
+    reason: Cow<'t, str>,
+    line: Option<u32>,
+    pattern: Option<Cow<'t, str>>,
+}
+
+impl<'t> Why<'t> {
+    fn new(why: &'t [u8], rule: Option<(u32, &'t [u8])>) -> Why<'t> {
+        Why {
+            reason: String::from_utf8_lossy(why),
+            line: rule.map(|r| r.0),
+            pattern: rule.map(|r| String::from_utf8_lossy(r.1)),
+        }
+    }
+}
+
+/// A JSON object with one key per agent, in the order given.
+struct PerAgent<'t, T> {
+    agents: &'t [String],
+    values: Vec<T>,
+}
+
+impl<T: serde::Serialize> serde::Serialize for PerAgent<'_, T> {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        let mut map = s.serialize_map(Some(self.values.len()))?;
+        for (agent, value) in self.agents.iter().zip(&self.values) {
+            map.serialize_entry(agent, value)?;
+        }
+        map.end()
     }
 }
 
@@ -548,52 +659,84 @@ impl<'r, 'a> Decider<'r, 'a> {
 /// `Some(None)`.
 #[derive(serde::Serialize)]
 struct JsonLine<'t> {
-    /// The line, if it is UTF-8 (`null`: a line not kept whole).
+    /// The URL (the line up to its first TAB), if it is UTF-8 (`null`: a
+    /// line not kept whole).
     #[serde(skip_serializing_if = "Option::is_none")]
     url: Option<Option<&'t str>>,
-    /// The line in base64, if it is not UTF-8 (JSON strings cannot carry
+    /// The URL in base64, if it is not UTF-8 (JSON strings cannot carry
     /// arbitrary octets; the bytes stay exact).
     #[serde(skip_serializing_if = "Option::is_none")]
     url_base64: Option<String>,
+    /// The outcome for all agents together.
     verdict: &'static str,
+    /// Per agent, when there are several.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    verdicts: Option<PerAgent<'t, &'static str>>,
     host: Option<Cow<'t, str>>,
+    /// The octets after the line's first TAB, if it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fields: Option<&'t str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fields_base64: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<Cow<'t, str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     line: Option<Option<u32>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pattern: Option<Option<Cow<'t, str>>>,
+    /// `--explain` per agent, when there are several.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasons: Option<PerAgent<'t, Why<'t>>>,
 }
 
 impl<'t> JsonLine<'t> {
-    /// The line `text` (`None`: not kept) with its outcome.
-    fn new(text: Option<&'t [u8]>, outcome: Outcome) -> JsonLine<'t> {
-        use base64::Engine as _;
-        let (url, url_base64) = match text.map(std::str::from_utf8) {
+    /// The URL `url` (`None`: not kept) with its outcome.
+    fn new(url: Option<&'t [u8]>, outcome: Outcome) -> JsonLine<'t> {
+        let (url, url_base64) = match url.map(utf8_or_base64) {
             None => (Some(None), None),
-            Some(Ok(url)) => (Some(Some(url)), None),
-            Some(Err(_)) => {
-                let b64 = base64::engine::general_purpose::STANDARD;
-                (None, text.map(|t| b64.encode(t)))
-            }
+            Some((Some(url), _)) => (Some(Some(url)), None),
+            Some((None, b64)) => (None, b64),
         };
         JsonLine {
             url,
             url_base64,
             verdict: outcome.as_str(),
+            verdicts: None,
             host: None,
+            fields: None,
+            fields_base64: None,
             reason: None,
             line: None,
             pattern: None,
+            reasons: None,
         }
     }
 
-    /// Adds the `--explain` fields: the reason in words and the deciding
-    /// rule's line and pattern, if a rule decided.
-    fn explain(&mut self, why: &'t [u8], rule: Option<(u32, &'t [u8])>) {
-        self.reason = Some(String::from_utf8_lossy(why));
-        self.line = Some(rule.map(|r| r.0));
-        self.pattern = Some(rule.map(|r| String::from_utf8_lossy(r.1)));
+    /// Adds `verdicts` when there are several agents.
+    fn verdicts(&mut self, agents: &'t [String], each: &[Outcome]) {
+        if agents.len() > 1 {
+            let values = each.iter().map(|o| o.as_str()).collect();
+            self.verdicts = Some(PerAgent { agents, values });
+        }
+    }
+
+    /// Adds the line's fields.
+    fn fields(&mut self, fields: &'t [u8]) {
+        (self.fields, self.fields_base64) = utf8_or_base64(fields);
+    }
+
+    /// Adds the `--explain` fields: for one agent, the reason in words and
+    /// the deciding rule's line and pattern, if a rule decided; for
+    /// several, `reasons`.
+    fn explain(&mut self, agents: &'t [String], mut whys: Vec<Why<'t>>) {
+        if whys.len() == 1 {
+            let why = whys.pop().expect("one");
+            self.reason = Some(why.reason);
+            self.line = Some(why.line);
+            self.pattern = Some(why.pattern);
+        } else {
+            self.reasons = Some(PerAgent { agents, values: whys });
+        }
     }
 
     /// Appends the object and a newline to `out`.
@@ -749,19 +892,15 @@ impl<W: Write + Send> Sink<W> {
                 format!("cannot write output to {}", sink.out_name)
             })
         };
-        // The line's end as [`Decider::line`] writes it for a mapped file.
-        let mut end = Vec::new();
-        if decider.explain {
-            end.push(b'\t');
-            write_why(&mut end, b"", None);
-        }
-        end.push(b'\n');
+        // The line's end as [`Decider::line`] writes it for a line held
+        // whole.
+        let end = b"\n";
         if all && decider.json {
             let mut json = Vec::new();
             decider.write_too_long_json(&mut json);
             write(self, &json)?;
         } else if all {
-            write(self, b"invalid\t")?;
+            write(self, &decider.invalid_head())?;
         }
         loop {
             if let Some(i) = memchr::memchr(b'\n', buf) {
@@ -769,7 +908,7 @@ impl<W: Write + Send> Sink<W> {
                     let text = &buf[..i];
                     let text = text.strip_suffix(b"\r").unwrap_or(text);
                     write(self, text)?;
-                    write(self, &end)?;
+                    write(self, end)?;
                 }
                 buf.drain(..=i);
                 break;
@@ -793,7 +932,7 @@ impl<W: Write + Send> Sink<W> {
                 })?;
             if n == 0 {
                 if all && !decider.json {
-                    write(self, &end)?;
+                    write(self, end)?;
                 }
                 break;
             }
@@ -912,10 +1051,14 @@ mod tests {
             (b"1http://x/", bad(b"1http://x/")),
             (b"://x/", bad(b"://x/")),
             (b"http:/x", bad(b"http:/x")),
-            (b"http://x/a b", bad(b"http://x/a b")),
-            (b"http://x/a\tb", bad(b"http://x/a\tb")),
+            (b"http://x/a b", url(b"http://x/a b")),
+            (b"http://x/a\tb", url(b"http://x/a")),
+            (b"http://x/a\t\x00\r", url(b"http://x/a")),
+            (b"http://x/a \tb", bad(b"http://x/a \tb")),
+            (b"http://x/a ", bad(b"http://x/a ")),
             (b"http://x/\x7f", bad(b"http://x/\x7f")),
             (b" http://x/", bad(b" http://x/")),
+            (b"\thttp://x/", bad(b"\thttp://x/")),
         ];
         for (line, want) in cases {
             assert_eq!(classify(line), *want, "{:?}", line.escape_ascii());
@@ -933,7 +1076,7 @@ mod tests {
         let bytes = robofilter::AlignedBytes::from(&bytes[..]);
         let rules = robofilter::Rules::from_bytes(bytes.as_bytes()).unwrap();
         let decider = Decider {
-            checker: UrlChecker::rules(&rules, "bot").unwrap(),
+            checker: UrlChecker::rules(&rules, &["bot"]).unwrap(),
             name: "rules",
             emit: Emit::All,
             json: false,
@@ -1049,7 +1192,9 @@ mod tests {
         );
         let mut line = JsonLine::new(Some(b"http://x/\xff"), Outcome::Allow);
         line.host = Some(Cow::Borrowed("x"));
-        line.explain(b"line 2: Allow: /", Some((2, b"/")));
+        let agents = ["bot".to_string()];
+        let why = Why::new(b"line 2: Allow: /", Some((2, b"/")));
+        line.explain(&agents, vec![why]);
         assert_eq!(
             json(line),
             "{\"url_base64\":\"aHR0cDovL3gv/w==\",\"verdict\":\"allow\",\
@@ -1057,7 +1202,7 @@ mod tests {
              \"pattern\":\"/\"}\n"
         );
         let mut line = JsonLine::new(None, Outcome::Invalid);
-        line.explain(b"not a URL", None);
+        line.explain(&agents, vec![Why::new(b"not a URL", None)]);
         assert_eq!(
             json(line),
             "{\"url\":null,\"verdict\":\"invalid\",\"host\":null,\
