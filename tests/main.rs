@@ -24,6 +24,8 @@ mod edges_input;
 mod edges_output;
 #[cfg(feature = "cli")]
 mod edges_sources;
+#[cfg(feature = "cli")]
+mod frontier;
 #[cfg(feature = "compile")]
 mod fuzz_replay;
 mod golden;

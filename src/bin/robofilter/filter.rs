@@ -1071,12 +1071,21 @@ mod tests {
         input: &[u8],
         block_len: usize,
     ) -> (String, Counts, Vec<(String, u64, BadKind)>) {
+        stream_for(&["bot"], input, block_len)
+    }
+
+    /// [`stream`] for `agents`.
+    fn stream_for(
+        agents: &[&str],
+        input: &[u8],
+        block_len: usize,
+    ) -> (String, Counts, Vec<(String, u64, BadKind)>) {
         let robots = b"User-agent: *\nDisallow: /d\n";
         let bytes = robofilter::Compiler::new().compile(robots).unwrap();
         let bytes = robofilter::AlignedBytes::from(&bytes[..]);
         let rules = robofilter::Rules::from_bytes(bytes.as_bytes()).unwrap();
         let decider = Decider {
-            checker: UrlChecker::rules(&rules, &["bot"]).unwrap(),
+            checker: UrlChecker::rules(&rules, agents).unwrap(),
             name: "rules",
             emit: Emit::All,
             json: false,
@@ -1158,6 +1167,28 @@ mod tests {
                 );
                 assert_eq!(bad[0].1, 2);
             }
+        }
+    }
+
+    /// With several agents, a long line passed through in pieces gets one
+    /// `invalid` column per agent, like a line held whole.
+    #[test]
+    fn stream_passes_over_long_lines_through_for_several_agents() {
+        let long = format!("http://x/{}\tf", "y".repeat(100));
+        let input = format!("http://x/d\t1\n{long}\r\nhttp://x/a\n");
+        for block_len in [4, 7, 33, 1000] {
+            let (out, counts, _) =
+                stream_for(&["bot", "other"], input.as_bytes(), block_len);
+            assert_eq!(
+                out,
+                format!(
+                    "disallow\tdisallow\thttp://x/d\t1\n\
+                     invalid\tinvalid\t{long}\n\
+                     allow\tallow\thttp://x/a\n"
+                ),
+                "block {block_len}"
+            );
+            assert_eq!((counts.lines, counts.too_long), (3, 1));
         }
     }
 
