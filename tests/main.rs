@@ -27,6 +27,8 @@ mod edges_sources;
 #[cfg(feature = "compile")]
 mod fuzz_replay;
 mod golden;
+#[cfg(feature = "cli")]
+mod inspect_json;
 mod module_graph;
 #[cfg(feature = "compile")]
 mod oracle;
