@@ -812,7 +812,8 @@ mod tests {
             .iter()
             .map(|o| (o.line(), o.group(), o.key(), o.value()))
             .collect();
-        let want: Vec<(u32, Option<usize>, &[u8], &[u8])> = vec![
+        type Row<'a> = (u32, Option<usize>, &'a [u8], &'a [u8]);
+        let want: Vec<Row<'_>> = vec![
             (1, None, b"Host", b"a.example"),
             (3, Some(0), b"content-signal", b"search=yes"),
             (6, Some(0), b"X-Thing", b""),

@@ -288,7 +288,10 @@ fn blocked_entirely_matches_a_brute_force_reference_in_every_engine() {
         ("Disallow: /\nAllow: /ab\nDisallow: /ab*", true),
         ("Disallow: /$\nDisallow: /?\nDisallow: /a\nDisallow: /b", false),
         ("Allow: /x\nDisallow: /*x*y\nDisallow: /", false),
-        ("Disallow: /*a*b\nDisallow: /\nAllow: /*b*a$\nDisallow: /*b*a", false),
+        (
+            "Disallow: /*a*b\nDisallow: /\nAllow: /*b*a$\nDisallow: /*b*a",
+            false,
+        ),
         ("Disallow: /*a*b\nDisallow: /\nAllow: /*b*a\nDisallow: /*b*a*", true),
     ];
     for dialect in [Dialect::Google, Dialect::Rfc9309] {
