@@ -334,6 +334,9 @@ struct Writer {
     sitemaps: Vec<u8>,
     delays: Vec<u8>,
     diagnostics: Vec<u8>,
+    /// The side section's records and strings (see `wire.rs`).
+    others: Vec<u8>,
+    other_strings: Vec<u8>,
     group_ids: HashMap<Vec<u32>, u32>,
     group_len: u32,
     rule_len: u32,
@@ -371,6 +374,8 @@ impl Writer {
             sitemaps: Vec::new(),
             delays: Vec::new(),
             diagnostics: Vec::new(),
+            others: Vec::new(),
+            other_strings: Vec::new(),
             group_ids: HashMap::new(),
             group_len: 0,
             rule_len: 0,
@@ -383,6 +388,13 @@ impl Writer {
         let off = to_u32(self.strings.len(), "string table")?;
         self.strings.extend_from_slice(s);
         to_u32(self.strings.len(), "string table")?;
+        Ok((off, s.len() as u32))
+    }
+
+    fn other_string(&mut self, s: &[u8]) -> Result<(u32, u32), BuildError> {
+        let off = to_u32(self.other_strings.len(), "side section")?;
+        self.other_strings.extend_from_slice(s);
+        to_u32(self.other_strings.len(), "side section")?;
         Ok((off, s.len() as u32))
     }
 
@@ -423,18 +435,49 @@ impl Writer {
         }
         let delays_start =
             to_u32(self.delays.len() / wire::DELAY_REC, "delays")?;
-        for d in robots.crawl_delays() {
-            let (off, len) = self.string(d.value())?;
-            let agents = d.group().map_or_else(Vec::new, |g| {
+        // A group's `user-agent` values, one per line (a value never holds
+        // a line break).
+        let agents_of = |g: Option<usize>| {
+            g.map_or_else(Vec::new, |g| {
                 let values: Vec<&[u8]> = robots.groups()[g]
                     .agents()
                     .iter()
                     .map(|a| a.value())
                     .collect();
-                values.join(&b", "[..])
-            });
-            let (aoff, alen) = self.string(&agents)?;
-            push_rec(&mut self.delays, &[d.line(), off, len, aoff, alen, 0]);
+                values.join(&b"\n"[..])
+            })
+        };
+        let group_code = |g: Option<usize>| {
+            g.map_or(Ok(wire::NO_GROUP), |g| to_u32(g, "groups"))
+        };
+        for d in robots.crawl_delays() {
+            let (off, len) = self.string(d.value())?;
+            let (aoff, alen) = self.string(&agents_of(d.group()))?;
+            let group = group_code(d.group())?;
+            push_rec(
+                &mut self.delays,
+                &[d.line(), off, len, aoff, alen, group],
+            );
+        }
+        // Side section: the group's agents are stored once per group.
+        let mut group_agents: HashMap<Option<usize>, (u32, u32)> =
+            HashMap::new();
+        for o in robots.other_lines() {
+            let (koff, klen) = self.other_string(o.key())?;
+            let (voff, vlen) = self.other_string(o.value())?;
+            let (aoff, alen) = match group_agents.get(&o.group()) {
+                Some(&found) => found,
+                None => {
+                    let found = self.other_string(&agents_of(o.group()))?;
+                    group_agents.insert(o.group(), found);
+                    found
+                }
+            };
+            let group = group_code(o.group())?;
+            push_rec(
+                &mut self.others,
+                &[o.line(), group, koff, klen, voff, vlen, aoff, alen],
+            );
         }
         let diags_start =
             to_u32(self.diagnostics.len() / wire::DIAG_REC, "diagnostics")?;
@@ -634,7 +677,25 @@ impl Writer {
         }
     }
 
+    /// The side section (see `wire.rs`), empty when the file has no
+    /// other line.
+    fn side(&self) -> Result<Vec<u8>, BuildError> {
+        if self.others.is_empty() {
+            return Ok(Vec::new());
+        }
+        let n = to_u32(self.others.len() / wire::OTHER_REC, "other lines")?;
+        let mut side = vec![0u8; 4];
+        side.extend_from_slice(&n.to_le_bytes());
+        side.extend_from_slice(&self.others);
+        side.extend_from_slice(&self.other_strings);
+        to_u32(side.len(), "side section")?;
+        let crc = crc32fast::hash(&side[4..]);
+        side[..4].copy_from_slice(&crc.to_le_bytes());
+        Ok(side)
+    }
+
     fn finish(self) -> Result<Vec<u8>, BuildError> {
+        let side = self.side()?;
         let sections: [([u8; 4], &[u8]); 9] = [
             (wire::TAG_STRINGS, &self.strings),
             (wire::TAG_ROBOTS, &self.robots),
@@ -646,10 +707,13 @@ impl Writer {
             (wire::TAG_DELAYS, &self.delays),
             (wire::TAG_DIAGNOSTICS, &self.diagnostics),
         ];
-        let mut out =
-            vec![0u8; wire::HEADER_LEN + sections.len() * wire::DIR_REC];
-        let mut dir = Vec::with_capacity(sections.len() * wire::DIR_REC);
-        for (tag, body) in sections {
+        let side_section =
+            (!side.is_empty()).then_some((wire::TAG_SIDE, &side[..]));
+        let all: Vec<([u8; 4], &[u8])> =
+            sections.into_iter().chain(side_section).collect();
+        let mut out = vec![0u8; wire::HEADER_LEN + all.len() * wire::DIR_REC];
+        let mut dir = Vec::with_capacity(all.len() * wire::DIR_REC);
+        for &(tag, body) in &all {
             out.resize(out.len().next_multiple_of(wire::SECTION_ALIGN), 0);
             dir.extend_from_slice(&tag);
             dir.extend_from_slice(&0u32.to_le_bytes());
@@ -672,15 +736,21 @@ impl Writer {
             }
         };
         out[32..36].copy_from_slice(&limit.to_le_bytes());
-        out[36..40].copy_from_slice(&(sections.len() as u32).to_le_bytes());
+        out[36..40].copy_from_slice(&(all.len() as u32).to_le_bytes());
         let max_states =
             u32::try_from(self.config.max_states).unwrap_or(u32::MAX);
         out[40..44].copy_from_slice(&max_states.to_le_bytes());
+        // `side()` checked that the length fits.
+        let side_len = side.len() as u32;
+        out[wire::SIDE_LEN_AT..wire::SIDE_LEN_AT + 4]
+            .copy_from_slice(&side_len.to_le_bytes());
         out[48..56].copy_from_slice(&self.config.max_work.to_le_bytes());
         let max_bytes =
             u64::try_from(self.config.max_bytes).unwrap_or(u64::MAX);
         out[56..64].copy_from_slice(&max_bytes.to_le_bytes());
-        let crc = wire::checksum(&out);
+        // The side section is last and outside the header's checksum.
+        let core = out.len() - side.len();
+        let crc = wire::checksum(&out[..core]);
         out[wire::CHECKSUM_AT..wire::CHECKSUM_AT + 4]
             .copy_from_slice(&crc.to_le_bytes());
         Ok(out)

@@ -133,8 +133,8 @@ pub use crate::dialect::{Dialect, ParseDialectError};
 pub use crate::error::{AgentError, LoadError};
 pub use crate::fetch::{Fetch, FetchStatus, Policy};
 pub use crate::rules::{
-    AgentInfo, EngineKind, Explanation, GroupInfo, GroupSource, Matcher,
-    Reason, Record, RuleInfo, Rules,
+    AgentInfo, BLOCKED_SEARCH_LIMIT, EngineKind, Explanation, GroupInfo,
+    GroupSource, Matcher, OtherRecord, Reason, Record, RuleInfo, Rules,
 };
 pub use crate::url::{
     MatchPath, NoHostKey, normalize_host, scheme_len, url_authority,
@@ -151,7 +151,7 @@ pub use crate::compile::{Compiler, Config};
 pub use crate::error::BuildError;
 #[cfg(feature = "compile")]
 pub use crate::parse::{
-    CrawlDelay, Diagnostic, DiagnosticKind, Group, MAX_LINE_LEN,
+    CrawlDelay, Diagnostic, DiagnosticKind, Group, MAX_LINE_LEN, OtherLine,
     RFC9309_PARSE_LIMIT, RobotsTxt, Rule, Selection, Sitemap, Source,
     UserAgent,
 };

@@ -46,6 +46,7 @@ pub struct RobotsTxt {
     groups: Vec<Group>,
     sitemaps: Vec<Sitemap>,
     crawl_delays: Vec<CrawlDelay>,
+    other_lines: Vec<OtherLine>,
     diagnostics: Vec<Diagnostic>,
     line_len: u32,
 }
@@ -87,6 +88,18 @@ pub struct Sitemap {
 pub struct CrawlDelay {
     line: u32,
     group: Option<usize>,
+    value: Vec<u8>,
+}
+
+/// A `key: value` line that is not a user-agent, Allow, Disallow, Sitemap
+/// or Crawl-delay line (Content-Signal, Clean-param, Host, Request-rate,
+/// Visit-time, an unknown key, ...): not used for verdicts, kept as written
+/// for `inspect`.
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub struct OtherLine {
+    line: u32,
+    group: Option<usize>,
+    key: Vec<u8>,
     value: Vec<u8>,
 }
 
@@ -165,6 +178,7 @@ impl RobotsTxt {
                 groups: Vec::new(),
                 sitemaps: Vec::new(),
                 crawl_delays: Vec::new(),
+                other_lines: Vec::new(),
                 diagnostics: Vec::new(),
                 line_len: 0,
             },
@@ -237,6 +251,11 @@ impl RobotsTxt {
     /// The crawl-delay lines, in file order.
     pub fn crawl_delays(&self) -> &[CrawlDelay] {
         &self.crawl_delays
+    }
+
+    /// The other `key: value` lines ([`OtherLine`]), in file order.
+    pub fn other_lines(&self) -> &[OtherLine] {
+        &self.other_lines
     }
 
     /// Everything the parser accepted leniently or ignored, in line order.
@@ -417,6 +436,29 @@ impl CrawlDelay {
     }
 
     /// The value as written.
+    pub fn value(&self) -> &[u8] {
+        &self.value
+    }
+}
+
+impl OtherLine {
+    /// The line number.
+    pub fn line(&self) -> u32 {
+        self.line
+    }
+
+    /// The index into [`RobotsTxt::groups`] of the group the line is in
+    /// (the last group opened before it), `None` before any group.
+    pub fn group(&self) -> Option<usize> {
+        self.group
+    }
+
+    /// The key as written (trimmed; its case kept).
+    pub fn key(&self) -> &[u8] {
+        &self.key
+    }
+
+    /// The value as written (comment removed, trimmed).
     pub fn value(&self) -> &[u8] {
         &self.value
     }
@@ -665,15 +707,23 @@ impl Parser {
 
     fn unknown(&mut self, num: u32, key: &[u8], value: &[u8]) {
         let key_str = String::from_utf8_lossy(key).into_owned();
+        let group = self.out.groups.len().checked_sub(1);
         if key.eq_ignore_ascii_case(b"crawl-delay") {
-            let group = self.out.groups.len().checked_sub(1);
             self.out.crawl_delays.push(CrawlDelay {
                 line: num,
                 group,
                 value: value.to_vec(),
             });
             self.diag(num, DiagnosticKind::UnusedRecord(key_str));
-        } else if UNUSED_RECORDS
+            return;
+        }
+        self.out.other_lines.push(OtherLine {
+            line: num,
+            group,
+            key: key.to_vec(),
+            value: value.to_vec(),
+        });
+        if UNUSED_RECORDS
             .iter()
             .any(|r| key.eq_ignore_ascii_case(r.as_bytes()))
         {
@@ -748,6 +798,29 @@ mod tests {
         ));
         let g = RobotsTxt::parse(&body, Dialect::Google);
         assert_eq!(g.groups()[0].rules().len(), 1);
+    }
+
+    #[test]
+    fn other_lines_keep_key_value_group_and_line() {
+        let r = parse(
+            b"Host: a.example\nuser-agent: *\ncontent-signal: search=yes \
+              # c\ncrawl-delay: 5\nallow: /\nX-Thing:\nsitemap: s\n\
+              Clean-param  ref\nnokey\n",
+        );
+        let got: Vec<_> = r
+            .other_lines()
+            .iter()
+            .map(|o| (o.line(), o.group(), o.key(), o.value()))
+            .collect();
+        type Row<'a> = (u32, Option<usize>, &'a [u8], &'a [u8]);
+        let want: Vec<Row<'_>> = vec![
+            (1, None, b"Host", b"a.example"),
+            (3, Some(0), b"content-signal", b"search=yes"),
+            (6, Some(0), b"X-Thing", b""),
+            (8, Some(0), b"Clean-param", b"ref"),
+        ];
+        assert_eq!(got, want);
+        assert_eq!(r.crawl_delays().len(), 1);
     }
 
     #[test]

@@ -52,6 +52,9 @@ pub struct Rules<'a> {
     sitemaps: Table<'a>,
     delays: Table<'a>,
     diagnostics: Table<'a>,
+    /// The side section (empty if none): read and checked only by
+    /// [`Rules::other_lines`].
+    side: &'a [u8],
 }
 
 /// Where an agent's rules come from.
@@ -278,6 +281,7 @@ pub struct Record<'a> {
     line: u32,
     text: &'a [u8],
     agents: &'a [u8],
+    group: u32,
 }
 
 impl<'a> Record<'a> {
@@ -289,8 +293,51 @@ impl<'a> Record<'a> {
     pub fn text(&self) -> &'a [u8] {
         self.text
     }
-    /// For crawl-delays: the `user-agent` values of the group, joined by
-    /// `, ` (empty for other records).
+    /// For crawl-delays: the `user-agent` values of the group, one per
+    /// line (joined by `\n`; empty for other records and outside groups).
+    pub fn agents(&self) -> &'a [u8] {
+        self.agents
+    }
+    /// For crawl-delays: the index of the group in the robots.txt (in file
+    /// order, counting every `user-agent` run), `None` before any group
+    /// and for other records.
+    pub fn group(&self) -> Option<usize> {
+        (self.group != wire::NO_GROUP).then_some(self.group as usize)
+    }
+}
+
+/// A robots.txt line that no verdict uses and that has no record of its
+/// own (Content-Signal, Clean-param, Host, Request-rate, an unknown key,
+/// ...), from the rules file's side section ([`Rules::other_lines`]).
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub struct OtherRecord<'a> {
+    line: u32,
+    group: u32,
+    key: &'a [u8],
+    value: &'a [u8],
+    agents: &'a [u8],
+}
+
+impl<'a> OtherRecord<'a> {
+    /// The line number.
+    pub fn line(&self) -> u32 {
+        self.line
+    }
+    /// The index of the group the line is in (the last `user-agent` run
+    /// before it, in file order), `None` before any group.
+    pub fn group(&self) -> Option<usize> {
+        (self.group != wire::NO_GROUP).then_some(self.group as usize)
+    }
+    /// The key as written (trimmed, case kept).
+    pub fn key(&self) -> &'a [u8] {
+        self.key
+    }
+    /// The value as written (comment removed, trimmed).
+    pub fn value(&self) -> &'a [u8] {
+        self.value
+    }
+    /// The group's `user-agent` values, one per line (joined by `\n`;
+    /// empty outside groups).
     pub fn agents(&self) -> &'a [u8] {
         self.agents
     }
@@ -324,7 +371,14 @@ impl<'a> Rules<'a> {
             FORMAT_VERSION,
             LoadError::version,
         )?;
-        wire::check_integrity(bytes)?;
+        // The side section is outside the checksum and is not read here.
+        let side_len = wire::u32_at(bytes, wire::SIDE_LEN_AT) as usize;
+        let core_len = bytes
+            .len()
+            .checked_sub(side_len)
+            .filter(|&c| c >= wire::HEADER_LEN)
+            .ok_or_else(|| LoadError::structure("side section length"))?;
+        wire::check_integrity(&bytes[..core_len])?;
         let dialect = Dialect::from_byte(bytes[28])
             .ok_or_else(|| LoadError::structure("unknown dialect code"))?;
         let parse_limit = wire::u32_at(bytes, 32);
@@ -335,24 +389,45 @@ impl<'a> Rules<'a> {
         let dir_end = n
             .checked_mul(wire::DIR_REC)
             .and_then(|d| d.checked_add(wire::HEADER_LEN))
-            .filter(|&e| e <= bytes.len())
+            .filter(|&e| e <= core_len)
             .ok_or_else(|| LoadError::structure("section directory"))?;
+        let find = |tag: [u8; 4]| {
+            (wire::HEADER_LEN..dir_end)
+                .step_by(wire::DIR_REC)
+                .find(|&at| bytes[at..at + 4] == tag)
+                .map(|at| {
+                    (wire::u64_at(bytes, at + 8), wire::u64_at(bytes, at + 16))
+                })
+        };
+        // The side section is exactly the octets after the checksummed
+        // part, or absent.
+        let side = match find(wire::TAG_SIDE) {
+            Some((off, len))
+                if off == core_len as u64
+                    && len == side_len as u64
+                    && len > 0 =>
+            {
+                &bytes[core_len..]
+            }
+            None if side_len == 0 => &bytes[..0],
+            _ => {
+                return Err(LoadError::structure("side section out of place"));
+            }
+        };
         let section = |tag: [u8; 4]| -> Result<&'a [u8], LoadError> {
-            for at in (wire::HEADER_LEN..dir_end).step_by(wire::DIR_REC) {
-                if bytes[at..at + 4] == tag {
-                    let off = wire::u64_at(bytes, at + 8);
-                    let len = wire::u64_at(bytes, at + 16);
-                    let end = off.checked_add(len);
-                    if off % wire::SECTION_ALIGN as u64 != 0
-                        || end.is_none_or(|e| e > bytes.len() as u64)
-                    {
-                        return Err(LoadError::structure(format!(
-                            "section {} out of bounds",
-                            String::from_utf8_lossy(&tag)
-                        )));
-                    }
-                    return Ok(&bytes[off as usize..(off + len) as usize]);
+            if let Some((off, len)) = find(tag) {
+                let end = off.checked_add(len);
+                // Within the checksummed part: a verdict never reads the
+                // side section's unchecked octets.
+                if off % wire::SECTION_ALIGN as u64 != 0
+                    || end.is_none_or(|e| e > core_len as u64)
+                {
+                    return Err(LoadError::structure(format!(
+                        "section {} out of bounds",
+                        String::from_utf8_lossy(&tag)
+                    )));
                 }
+                return Ok(&bytes[off as usize..(off + len) as usize]);
             }
             Err(LoadError::structure(format!(
                 "missing section {}",
@@ -402,6 +477,7 @@ impl<'a> Rules<'a> {
                 wire::DIAG_REC,
                 "diagnostic",
             )?,
+            side,
         };
         rules.validate()?;
         Ok(rules)
@@ -454,6 +530,12 @@ impl<'a> Rules<'a> {
                 || !str_ok(t.get(i, 5), t.get(i, 6))
             {
                 return bad("rule entry out of range");
+            }
+        }
+        for i in 0..self.delays.len() {
+            let g = self.delays.get(i, 5);
+            if g != wire::NO_GROUP && g >= self.robots.get(0, 11) {
+                return bad("crawl-delay group out of range");
             }
         }
         for (t, fields) in [
@@ -801,7 +883,81 @@ impl<'a> Rules<'a> {
             } else {
                 b""
             },
+            group: if with_agents { t.get(i, 5) } else { wire::NO_GROUP },
         })
+    }
+
+    /// The other `key: value` lines of the robots.txt, from the side
+    /// section, in file order. The side section is checked (its own
+    /// checksum and every record's range) here, not by
+    /// [`Rules::from_bytes`]: deciding URLs never reads it.
+    ///
+    /// # Errors
+    ///
+    /// A [`LoadError`] if the side section is damaged; the rest of the
+    /// file is unaffected.
+    pub fn other_lines(&self) -> Result<Vec<OtherRecord<'a>>, LoadError> {
+        let side = self.side;
+        if side.is_empty() {
+            return Ok(Vec::new());
+        }
+        let bad = |what: &str| {
+            LoadError::structure(format!(
+                "side section (other lines): {what} (compile it again)"
+            ))
+        };
+        if side.len() < wire::SIDE_HEADER_LEN {
+            return Err(bad("shorter than its header"));
+        }
+        let stored = wire::u32_at(side, 0);
+        let computed = crc32fast::hash(&side[4..]);
+        if stored != computed {
+            return Err(bad(&format!(
+                "checksum {computed:08x} does not match the stored \
+                 {stored:08x}"
+            )));
+        }
+        let n = wire::u32_at(side, 4) as usize;
+        let recs_end = n
+            .checked_mul(wire::OTHER_REC)
+            .and_then(|r| r.checked_add(wire::SIDE_HEADER_LEN))
+            .filter(|&e| e <= side.len())
+            .ok_or_else(|| bad("record count"))?;
+        let recs = Table::new(
+            &side[wire::SIDE_HEADER_LEN..recs_end],
+            wire::OTHER_REC,
+            "other line",
+        )?;
+        let strings = &side[recs_end..];
+        let text = |off: u32, len: u32| {
+            let (off, len) = (off as usize, len as usize);
+            off.checked_add(len)
+                .filter(|&e| e <= strings.len())
+                .map(|e| &strings[off..e])
+                .ok_or_else(|| bad("record text out of range"))
+        };
+        let groups = self.robots.get(0, 11);
+        (0..recs.len())
+            .map(|i| {
+                let group = recs.get(i, 1);
+                if group != wire::NO_GROUP && group >= groups {
+                    return Err(bad("record group out of range"));
+                }
+                Ok(OtherRecord {
+                    line: recs.get(i, 0),
+                    group,
+                    key: text(recs.get(i, 2), recs.get(i, 3))?,
+                    value: text(recs.get(i, 4), recs.get(i, 5))?,
+                    agents: text(recs.get(i, 6), recs.get(i, 7))?,
+                })
+            })
+            .collect()
+    }
+
+    /// The side section's size in octets (0: the robots.txt has no other
+    /// line).
+    pub fn side_len(&self) -> usize {
+        self.side.len()
     }
 
     /// The sitemap lines.
@@ -870,6 +1026,135 @@ impl<'r, 'a> Matcher<'r, 'a> {
                 self.direct_verdict(path, index.as_deref())
             }
         }
+    }
+
+    /// Whether the agent is blocked entirely: every path is disallowed
+    /// except those starting with `/robots.txt` (the file itself, with any
+    /// query, and in the google dialect an `Allow: /robots.txt` prefix
+    /// rule's other paths).
+    ///
+    /// Decided from the compiled rules over all octet strings starting
+    /// with `/`, never from the rule text alone: a verdict DFA is searched
+    /// exhaustively for an allow-labelled state reachable outside
+    /// `/robots.txt`. For split and direct groups, a path the rules allow
+    /// (tried: `/`, each Allow pattern written out, with an unused octet
+    /// appended) proves "no"; a Disallow matching every path that outranks
+    /// every Allow proves "yes"; otherwise a split group's parts are
+    /// searched together (up to [`BLOCKED_SEARCH_LIMIT`] state tuples).
+    /// `None`: not decided within that limit (a direct group none of the
+    /// above settles; compile it with a larger `dfa_byte_limit`).
+    pub fn blocks_entirely(&self) -> Option<bool> {
+        const EXEMPT: &[u8] = b"/robots.txt";
+        let Some(g) = self.group() else { return Some(false) };
+        match &self.engine {
+            Engine::AllowAll => Some(false),
+            Engine::Dfa(dfa) => Some(!dfa.allows_some_path_outside(EXEMPT)),
+            Engine::Split(parts) => self
+                .blocked_by_rules(g, EXEMPT)
+                .or_else(|| split_reaches(parts, EXEMPT, true).map(|a| !a)),
+            Engine::Direct(_) => self.blocked_by_rules(g, EXEMPT),
+        }
+    }
+
+    /// Whether the agent may fetch every path: no path at all is
+    /// disallowed. Exact for verdict DFAs (a search for a disallow-labelled
+    /// state) and split groups (as in [`Matcher::blocks_entirely`]); for a
+    /// direct group, a Disallow pattern written out that is disallowed
+    /// proves "no", and no Disallow rule at all proves "yes"; `None`
+    /// otherwise.
+    pub fn allows_everything(&self) -> Option<bool> {
+        let Some(g) = self.group() else { return Some(true) };
+        match &self.engine {
+            Engine::AllowAll => Some(true),
+            Engine::Dfa(dfa) => Some(!dfa.reaches(b"", false)),
+            Engine::Split(parts) => {
+                split_reaches(parts, b"", false).map(|d| !d)
+            }
+            Engine::Direct(_) => {
+                let mut any = false;
+                for r in self.rules.group_rules(g) {
+                    if r.kind != RuleKind::Disallow {
+                        continue;
+                    }
+                    any = true;
+                    let mut p = r.pattern.to_vec();
+                    if p.last() == Some(&b'$') {
+                        p.pop();
+                    }
+                    p.retain(|&b| b != b'*');
+                    if p.first() != Some(&b'/') {
+                        p.insert(0, b'/');
+                    }
+                    if self.best(&p, None).0 == Verdict::Disallow {
+                        return Some(false);
+                    }
+                }
+                (!any).then_some(true)
+            }
+        }
+    }
+
+    /// The rule-level answers of [`Matcher::blocks_entirely`]: a witness
+    /// path that is allowed (`Some(false)`), or a universal Disallow that
+    /// outranks every Allow (`Some(true)`).
+    fn blocked_by_rules(&self, g: usize, exempt: &[u8]) -> Option<bool> {
+        let rules: Vec<RuleInfo<'a>> = self.rules.group_rules(g).collect();
+        // An octet no pattern holds: appended, it matches no literal.
+        let used: Vec<bool> = (0..=255u8)
+            .map(|b| rules.iter().any(|r| r.pattern.contains(&b)))
+            .collect();
+        let free = (b'0'..=b'z')
+            .chain(0..=255)
+            .find(|&b| !used[usize::from(b)] && b != b'?' && b != b'/');
+        let mut probes: Vec<Vec<u8>> = vec![b"/".to_vec()];
+        let allows = rules.iter().filter(|r| r.kind == RuleKind::Allow);
+        for r in allows {
+            let mut written: Vec<u8> = r.pattern.to_vec();
+            if written.last() == Some(&b'$') {
+                written.pop();
+            }
+            written.retain(|&b| b != b'*');
+            if written.first() != Some(&b'/') {
+                written.insert(0, b'/');
+            }
+            if let Some(alias) = pattern::index_html_alias(r.pattern) {
+                probes.push(alias);
+            }
+            probes.push(written);
+        }
+        if let Some(z) = free {
+            let extended: Vec<Vec<u8>> =
+                probes.iter().map(|p| [&p[..], &[z][..]].concat()).collect();
+            probes.extend(extended);
+        }
+        let allowed = |p: &[u8]| self.best(p, None).0 == Verdict::Allow;
+        if probes.iter().any(|p| !p.starts_with(exempt) && allowed(p)) {
+            return Some(false);
+        }
+        // A Disallow matching every path (`/`, `/*`, `*`, `/*$`...).
+        let universal = |p: &[u8]| {
+            let (body, anchored) = match p.strip_suffix(b"$") {
+                Some(b) => (b, true),
+                None => (p, false),
+            };
+            let literal: Vec<u8> =
+                body.iter().copied().filter(|&b| b != b'*').collect();
+            (literal.is_empty() || literal == b"/")
+                && (!anchored || body.last() == Some(&b'*'))
+        };
+        let top = rules
+            .iter()
+            .filter(|r| r.kind == RuleKind::Disallow && universal(r.pattern))
+            .map(|r| r.pattern.len())
+            .max()?;
+        let outranked =
+            rules.iter().filter(|r| r.kind == RuleKind::Allow).all(|r| {
+                let alias_len = pattern::index_html_alias(r.pattern)
+                    .map_or(0, |a| a.len());
+                (r.pattern.len() < top || r.pattern.starts_with(exempt))
+                    && alias_len < top
+            });
+        outranked.then_some(true)
     }
 
     /// Where this agent's rules come from.
@@ -1010,6 +1295,88 @@ impl<'r, 'a> Matcher<'r, 'a> {
             (Verdict::Allow, allow_rule.unwrap_or(Reason::NoMatchingRule))
         }
     }
+}
+
+/// The most state tuples [`Matcher::blocks_entirely`] visits in a split
+/// group's parts before giving up.
+pub const BLOCKED_SEARCH_LIMIT: usize = 200_000;
+
+/// [`Dfa::allows_some_path_outside`] for a split group: a search over the
+/// tuples of its parts' states (scores combined as a verdict is). `None`
+/// past [`BLOCKED_SEARCH_LIMIT`] tuples.
+fn split_reaches(
+    parts: &[Dfa<'_>],
+    exempt: &[u8],
+    want_allow: bool,
+) -> Option<bool> {
+    use std::collections::HashSet;
+    // Octets that every part puts in the same class behave alike; one
+    // representative each, plus the octets of `exempt` themselves.
+    let sig = |b: u8| -> Vec<u8> {
+        parts.iter().map(|p| p.classes()[usize::from(b)]).collect()
+    };
+    let mut reps: Vec<u8> = Vec::new();
+    let mut sigs: HashSet<Vec<u8>> = HashSet::new();
+    for b in 0..=255u8 {
+        if sigs.insert(sig(b)) || exempt.contains(&b) {
+            reps.push(b);
+        }
+    }
+    // Whether an octet's class holds another octet (one that leaves
+    // `exempt` where this one continues it).
+    let shared: Vec<bool> = (0..=255u8)
+        .map(|b| (0..=255u8).any(|o| o != b && sig(o) == sig(b)))
+        .collect();
+    let allowed = |states: &[u32]| {
+        let (mut a, mut d) = (0, 0);
+        for (p, &s) in parts.iter().zip(states) {
+            let (sa, sd) = p.state_scores(s);
+            a = a.max(sa);
+            d = d.max(sd);
+        }
+        (d <= a) == want_allow
+    };
+    let off = exempt.len() + 1;
+    let first: Vec<u32> =
+        parts.iter().map(|p| p.step(p.start_id(), b'/')).collect();
+    let mut seen: HashSet<(Vec<u32>, usize)> = HashSet::new();
+    let k0 = if exempt.first() == Some(&b'/') { 1 } else { off };
+    let mut todo = vec![(first, k0)];
+    seen.insert(todo[0].clone());
+    while let Some((states, k)) = todo.pop() {
+        if k == exempt.len() {
+            continue;
+        }
+        if allowed(&states) {
+            return Some(true);
+        }
+        for &b in &reps {
+            let next: Vec<u32> = parts
+                .iter()
+                .zip(&states)
+                .map(|(p, &s)| p.step(s, b))
+                .collect();
+            let nk =
+                if k < exempt.len() && exempt[k] == b { k + 1 } else { off };
+            // A representative stands for its whole class: the class's
+            // other octets leave `exempt`.
+            let mut targets = vec![nk];
+            if nk != off && shared[usize::from(b)] {
+                targets.push(off);
+            }
+            for t in targets {
+                let key = (next.clone(), t);
+                if !seen.contains(&key) {
+                    if seen.len() >= BLOCKED_SEARCH_LIMIT {
+                        return None;
+                    }
+                    seen.insert(key.clone());
+                    todo.push(key);
+                }
+            }
+        }
+    }
+    Some(false)
 }
 
 /// RFC 9309 §2.2.2: the path up to the query is exactly `/robots.txt`.

@@ -2,10 +2,11 @@
 //! bounds-checked little-endian reads that the writers and readers of rules
 //! files and bundles share.
 //!
-//! # Rules file layout (format version 1)
+//! # Rules file layout (format version 2)
 //!
 //! A rules file is a 64-byte header, a section directory, and sections, all
-//! little-endian, every section 64-byte aligned:
+//! little-endian, every section 64-byte aligned, then optionally the *side
+//! section* (below):
 //!
 //! | offset | size | field |
 //! |---|---|---|
@@ -13,13 +14,13 @@
 //! | 8 | 4 | endianness marker `0x0000FEFF` |
 //! | 12 | 4 | format version |
 //! | 16 | 8 | file length |
-//! | 24 | 4 | CRC-32 of the whole file, computed with this field zeroed |
+//! | 24 | 4 | CRC-32 of the file without its side section (octets `0..length - side length`), computed with this field zeroed |
 //! | 28 | 1 | dialect (0 google, 1 rfc9309) |
 //! | 29 | 3 | reserved, zero |
 //! | 32 | 4 | parse limit in octets (0: none) |
 //! | 36 | 4 | number of sections |
 //! | 40 | 4 | build option: DFA state budget per group |
-//! | 44 | 4 | reserved, zero |
+//! | 44 | 4 | side section length (0: none) |
 //! | 48 | 8 | build option: DFA work budget per group |
 //! | 56 | 8 | build option: DFA byte budget per group (0: none recorded) |
 //! | 64 | 24 x n | section directory: tag (4 ASCII), reserved u32, offset u64, length u64 |
@@ -29,7 +30,29 @@
 //! decoding the file. Unknown section tags are skipped, so later versions can
 //! add sections without breaking older readers of the same version.
 //!
-//! # Bundle layout (bundle format version 1)
+//! Crawl-delay records are line, value (offset, length), the group's
+//! `user-agent` values joined by `\n` (offset, length), and the index of
+//! the group in the robots.txt (`NO_GROUP`: before any group).
+//!
+//! ## The side section (`XTRA`, version 2)
+//!
+//! The robots.txt lines no verdict uses and that have no section of their
+//! own (Content-Signal, Clean-param, Host, unknown keys...), for `inspect`
+//! only. It is the file's last section, listed in the directory like the
+//! others, but outside the header's checksum: loading a rules file (as
+//! `filter` does for each bundle member) neither reads nor checksums it.
+//! It carries its own checksum, checked by `Rules::other_lines`:
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | 4 | CRC-32 of the section's octets `4..` |
+//! | 4 | 4 | record count `n` |
+//! | 8 | 32 x n | records: line, group index in the robots.txt (`NO_GROUP`: none), key (offset, length), value (offset, length), the group's `user-agent` values joined by `\n` (offset, length) |
+//! | 8 + 32 n | .. | strings: the offsets above count from here |
+//!
+//! A file with no such line has no side section (length 0, no `XTRA` entry).
+//!
+//! # Bundle layout (bundle format version 2)
 //!
 //! | offset | size | field |
 //! |---|---|---|
@@ -49,7 +72,7 @@
 //! | .. | 4 x s | hash slots: host index + 1, or 0 (empty) |
 //! | .. | 16 x m | members: offset (u64), length (u64), 64-byte aligned |
 //! | .. | .. | host names |
-//! | index_len | .. | members, each a rules file with its own checksum |
+//! | index_len | .. | members, each a rules file with its own checksum (and side section) |
 //!
 //! A host's *entry* is a member index, or `ALLOW_ALL` / `DISALLOW_ALL`.
 //! Its *status* is the fetch outcome: an HTTP status, `STATUS_UNREACHABLE`,
@@ -74,6 +97,11 @@ pub(crate) const TAG_ENGINES: [u8; 4] = *b"ENGN";
 pub(crate) const TAG_SITEMAPS: [u8; 4] = *b"SMAP";
 pub(crate) const TAG_DELAYS: [u8; 4] = *b"DLAY";
 pub(crate) const TAG_DIAGNOSTICS: [u8; 4] = *b"DIAG";
+pub(crate) const TAG_SIDE: [u8; 4] = *b"XTRA";
+/// Where the header stores the side section's length.
+pub(crate) const SIDE_LEN_AT: usize = 44;
+/// The side section's own header: CRC-32, record count.
+pub(crate) const SIDE_HEADER_LEN: usize = 8;
 
 /// Record sizes in octets (all fields are `u32`).
 pub(crate) const ROBOTS_REC: usize = 48;
@@ -83,9 +111,12 @@ pub(crate) const RULE_REC: usize = 32;
 pub(crate) const SITEMAP_REC: usize = 16;
 pub(crate) const DELAY_REC: usize = 24;
 pub(crate) const DIAG_REC: usize = 16;
+pub(crate) const OTHER_REC: usize = 32;
 
 /// The rules file format version this crate reads and writes.
-pub const FORMAT_VERSION: u32 = 1;
+///
+/// Version 2 added the side section and the crawl-delay records' group.
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Engine codes stored per group.
 pub(crate) const ENGINE_DFA: u32 = 1;
@@ -105,7 +136,10 @@ pub(crate) const NOTE_FILE_WORK: u32 = 4;
 pub(crate) const NOTE_RULE_STARS: u32 = 5;
 
 /// The bundle format version this crate reads and writes.
-pub const BUNDLE_FORMAT_VERSION: u32 = 1;
+/// Version 2: its members are rules files of format version 2 (so an
+/// older reader refuses the bundle when opening it, not at its first
+/// member).
+pub const BUNDLE_FORMAT_VERSION: u32 = 2;
 
 pub(crate) const BUNDLE_MAGIC: &[u8; 8] = b"ROBOBNDL";
 pub(crate) const HOST_REC: usize = 16;

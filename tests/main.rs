@@ -29,6 +29,8 @@ mod frontier;
 #[cfg(feature = "compile")]
 mod fuzz_replay;
 mod golden;
+#[cfg(feature = "cli")]
+mod inspect_json;
 mod module_graph;
 #[cfg(feature = "compile")]
 mod oracle;

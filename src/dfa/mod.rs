@@ -225,6 +225,128 @@ impl<'a> Dfa<'a> {
         self.scores.is_some()
     }
 
+    /// The state after `b` from state id `s`.
+    #[inline]
+    fn next(&self, s: u32, b: u8) -> u32 {
+        let at = (s + u32::from(self.classes[usize::from(b)])) as usize;
+        match self.table {
+            Table::U16(t) => t.get(at).map_or(0, |&x| u32::from(x)),
+            Table::U32(t) => t.get(at).copied().unwrap_or(0),
+        }
+    }
+
+    /// One octet per byte class (the smallest), so that a search over all
+    /// octets visits each distinct transition once.
+    fn class_representatives(&self) -> Vec<u8> {
+        let mut seen = vec![false; self.stride as usize];
+        let mut out = Vec::new();
+        for b in 0..=255u8 {
+            let c = usize::from(self.classes[usize::from(b)]);
+            if !seen[c] {
+                seen[c] = true;
+                out.push(b);
+            }
+        }
+        out
+    }
+
+    /// Verdict DFA: whether some octet string starting with `/` and not
+    /// starting with `exempt` ends in an allow-labelled state, that is,
+    /// whether the group allows some path outside `exempt`. Exact: a
+    /// breadth-first search over (state, octets of `exempt` matched so far)
+    /// pairs, each visited once, so at most `states x (exempt.len() + 1)`
+    /// steps of one transition per byte class.
+    pub(crate) fn allows_some_path_outside(&self, exempt: &[u8]) -> bool {
+        self.reaches(exempt, true)
+    }
+
+    /// Verdict DFA: whether some path gets `allow` (else: disallow)
+    /// outside `exempt` (see [`Dfa::allows_some_path_outside`]).
+    pub(crate) fn reaches(&self, exempt: &[u8], want_allow: bool) -> bool {
+        let allow =
+            |s: u32| (s != self.stride && s < self.boundary) == want_allow;
+        let reps = self.class_representatives();
+        // `k`: how many octets of `exempt` the path has matched so far;
+        // `k == exempt.len() + 1` once it has left it.
+        let off = exempt.len() + 1;
+        let states = self.state_len();
+        let mut seen = vec![false; states * (off + 1)];
+        let mut todo = Vec::new();
+        let mut push = |s: u32, k: usize, todo: &mut Vec<(u32, usize)>| {
+            let i = (s / self.stride) as usize * (off + 1) + k;
+            if !seen[i] {
+                seen[i] = true;
+                todo.push((s, k));
+            }
+        };
+        let first = self.next(self.start, b'/');
+        let k0 = if exempt.first() == Some(&b'/') { 1 } else { off };
+        push(first, k0, &mut todo);
+        while let Some((s, k)) = todo.pop() {
+            if k == exempt.len() {
+                // The path starts with `exempt`: it and every extension
+                // are exempt.
+                continue;
+            }
+            if allow(s) {
+                return true;
+            }
+            // The sinks never leave.
+            if s == self.stride || s == 0 {
+                continue;
+            }
+            for &b in &reps {
+                let t = self.next(s, b);
+                if k < exempt.len() {
+                    // Octets of the same class lead to the same state but
+                    // may or may not continue `exempt`.
+                    let want = exempt[k];
+                    if self.classes[usize::from(b)]
+                        == self.classes[usize::from(want)]
+                    {
+                        push(t, k + 1, &mut todo);
+                        let others = (0..=255u8).any(|o| {
+                            o != want
+                                && self.classes[usize::from(o)]
+                                    == self.classes[usize::from(b)]
+                        });
+                        if !others {
+                            continue;
+                        }
+                    }
+                }
+                push(t, off, &mut todo);
+            }
+        }
+        false
+    }
+
+    /// Score DFA: the start state, the state after an octet, and a state's
+    /// (allow, disallow) scores, for searches over a split group's parts.
+    pub(crate) fn start_id(&self) -> u32 {
+        self.start
+    }
+
+    /// See [`Dfa::start_id`].
+    pub(crate) fn step(&self, s: u32, b: u8) -> u32 {
+        self.next(s, b)
+    }
+
+    /// See [`Dfa::start_id`]: `(0, 0)` for a verdict DFA.
+    pub(crate) fn state_scores(&self, s: u32) -> (u32, u32) {
+        let i = (s / self.stride) as usize * 2;
+        let labels = self.scores.unwrap_or(&[]);
+        match (labels.get(i), labels.get(i + 1)) {
+            (Some(&a), Some(&d)) => (a, d),
+            _ => (0, 0),
+        }
+    }
+
+    /// The byte classes as a map (for searches over several automata).
+    pub(crate) fn classes(&self) -> &'a [u8; 256] {
+        self.classes
+    }
+
     /// Decides a path: one transition per octet until a sink or the end.
     #[inline]
     pub(crate) fn decide(

@@ -358,4 +358,21 @@ pub struct InspectArgs {
     /// hosts).
     #[arg(long, value_name = "HOST")]
     pub host: Option<String>,
+    /// JSON lines: one object per host of a bundle (one for a robots.txt
+    /// or rules file): fetch outcome, sitemaps, crawl-delays, the other
+    /// `key: value` lines with their group and line, and per --agent
+    /// whether it is blocked entirely.
+    #[arg(long, conflicts_with_all = ["summary", "host"])]
+    pub json: bool,
+    /// For a bundle: per --agent, how many hosts block it entirely, block
+    /// some paths, allow everything, and failed to fetch (an aligned
+    /// table).
+    #[arg(long, requires = "agent", conflicts_with = "host")]
+    pub summary: bool,
+    /// An agent (product token) for --json or --summary; repeatable.
+    #[arg(long, value_name = "NAME")]
+    pub agent: Vec<String>,
+    /// Write the output here instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }

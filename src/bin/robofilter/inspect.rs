@@ -5,8 +5,10 @@ use std::io::Write;
 use anyhow::{Context, Result, bail};
 use robofilter::{
     AgentInfo, AlignedBytes, Compiler, Config, Dialect, EngineKind,
-    GroupSource, HostRules, Rules,
+    FetchStatus, GroupSource, HostRules, Rules,
 };
+
+use serde_json::{Map, Value, json};
 
 use crate::args::InspectArgs;
 use crate::files::{self, Kind, Output};
@@ -15,8 +17,19 @@ pub fn run(args: InspectArgs) -> Result<()> {
     let path = &args.file;
     let want: Option<Dialect> = args.dialect.map(Into::into);
     let bytes = files::read_owned(path, "robots.txt, rules file or bundle")?;
-    let mut out = Output::new(None)?;
+    if !args.agent.is_empty() && !args.json && !args.summary {
+        bail!("--agent applies to --json and --summary");
+    }
+    for (i, a) in args.agent.iter().enumerate() {
+        if args.agent[..i].iter().any(|b| b.eq_ignore_ascii_case(a)) {
+            bail!("agent '{a}' is given twice (name each agent once)");
+        }
+    }
+    let mut out = Output::new(args.output.as_deref())?;
     let kind = Kind::of(&bytes);
+    if args.json || args.summary {
+        return run_json(&args, &bytes, kind, want, out);
+    }
     if kind == Kind::Bundle {
         inspect_bundle(&mut out, &bytes, path, args.host.as_deref())?;
     } else if args.host.is_some() {
@@ -132,7 +145,9 @@ fn print_rules(out: &mut Output, rules: &Rules<'_>) -> Result<()> {
         let agents = if d.agents().is_empty() {
             "no group".to_string()
         } else {
-            format!("group of {}", escaped(d.agents()))
+            let agents = d.agents().split(|&b| b == b'\n');
+            let agents: Vec<_> = agents.map(escaped).collect();
+            format!("group of {}", agents.join(", "))
         };
         writeln!(
             out,
@@ -251,4 +266,305 @@ fn inspect_bundle(
         );
     }
     Ok(())
+}
+
+/// `--json` and `--summary`: the agents are checked first (as `filter`
+/// checks them), then every host is read.
+fn run_json(
+    args: &InspectArgs,
+    bytes: &[u8],
+    kind: Kind,
+    want: Option<Dialect>,
+    mut out: Output,
+) -> Result<()> {
+    let path = &args.file;
+    let name = files::display(path);
+    if kind != Kind::Bundle {
+        if args.summary {
+            bail!("--summary applies to bundles; '{name}' is not one");
+        }
+        let compiled;
+        let rules = if kind == Kind::Rules {
+            files::load_rules(bytes, path)?
+        } else {
+            let config = Config::new().dialect(want.unwrap_or_default());
+            let body =
+                Compiler::with_config(config).compile(bytes).with_context(
+                    || format!("cannot compile robots.txt '{name}'"),
+                )?;
+            compiled = AlignedBytes::from(&body[..]);
+            files::load_rules(compiled.as_bytes(), path)?
+        };
+        for a in &args.agent {
+            files::check_agent(a, rules.dialect())?;
+        }
+        let mut obj = Map::new();
+        obj.insert("host".into(), Value::Null);
+        obj.insert("status".into(), Value::Null);
+        obj.insert("outcome".into(), json!("rules"));
+        let err = describe_rules(&mut obj, &rules, &args.agent)?;
+        serde_json::to_writer(&mut out, &obj)?;
+        writeln!(out)?;
+        out.finish()?;
+        if let Some(e) = err {
+            bail!("'{name}': {e}");
+        }
+        return Ok(());
+    }
+    let bundle = files::load_bundle(bytes, path)?;
+    for a in &args.agent {
+        files::check_agent(a, bundle.dialect())?;
+    }
+    let mut counts = vec![[0usize; 5]; args.agent.len()];
+    let mut damaged: Vec<String> = Vec::new();
+    for h in bundle.hosts() {
+        let mut obj = Map::new();
+        put_text(&mut obj, "host", h.name());
+        obj.insert(
+            "status".into(),
+            match h.status() {
+                FetchStatus::Http(s) => json!(s),
+                other => json!(other.to_string()),
+            },
+        );
+        let outcome = match h.rules() {
+            HostRules::Member(_) => "rules",
+            HostRules::AllowAll => "allow-all",
+            HostRules::DisallowAll => "disallow-all",
+        };
+        obj.insert("outcome".into(), json!(outcome));
+        match h.rules() {
+            HostRules::Member(m) => match bundle.member(m) {
+                Ok(rules) => {
+                    if let Some(e) =
+                        describe_rules(&mut obj, &rules, &args.agent)?
+                    {
+                        damaged
+                            .push(format!("host {}: {e}", escaped(h.name())));
+                    }
+                }
+                Err(e) => {
+                    obj.insert("error".into(), json!(e.to_string()));
+                    damaged.push(format!(
+                        "host {} (member {m}): {e}",
+                        escaped(h.name())
+                    ));
+                }
+            },
+            HostRules::AllowAll | HostRules::DisallowAll => {
+                let blocked = h.rules() == HostRules::DisallowAll;
+                obj.insert("sitemaps".into(), json!([]));
+                obj.insert("crawl_delays".into(), json!([]));
+                obj.insert("other_lines".into(), json!([]));
+                let per: Map<String, Value> = args
+                    .agent
+                    .iter()
+                    .map(|a| (a.clone(), json!(blocked)))
+                    .collect();
+                obj.insert("blocked_entirely".into(), Value::Object(per));
+                let per: Map<String, Value> = args
+                    .agent
+                    .iter()
+                    .map(|a| (a.clone(), json!(!blocked)))
+                    .collect();
+                obj.insert("allows_everything".into(), Value::Object(per));
+            }
+        }
+        if args.summary {
+            for (i, a) in args.agent.iter().enumerate() {
+                counts[i][category(&obj, h.rules(), a)] += 1;
+            }
+        } else {
+            serde_json::to_writer(&mut out, &obj)?;
+            writeln!(out)?;
+        }
+    }
+    if args.summary {
+        print_summary(&mut out, &args.agent, &counts, bundle.host_len())?;
+    }
+    out.finish()?;
+    if let Some(first) = damaged.first() {
+        bail!(
+            "bundle '{name}': {} damaged ({first}); compile the bundle again",
+            if damaged.len() == 1 {
+                "1 host's rules are".to_string()
+            } else {
+                format!("{} hosts' rules are", damaged.len())
+            }
+        );
+    }
+    Ok(())
+}
+
+/// Summary columns.
+const BLOCKED: usize = 0;
+const SOME: usize = 1;
+const ALLOWED: usize = 2;
+const FAILED: usize = 3;
+const UNDECIDED: usize = 4;
+
+/// Which summary column a host falls in for agent `a`.
+fn category(obj: &Map<String, Value>, rules: HostRules, a: &str) -> usize {
+    match rules {
+        HostRules::DisallowAll => FAILED,
+        HostRules::AllowAll => ALLOWED,
+        HostRules::Member(_) => {
+            let get = |k: &str| obj.get(k).and_then(|v| v.get(a));
+            match (get("blocked_entirely"), get("allows_everything")) {
+                (Some(Value::Bool(true)), _) => BLOCKED,
+                (_, Some(Value::Bool(true))) => ALLOWED,
+                (Some(Value::Bool(false)), Some(Value::Bool(false))) => SOME,
+                _ => UNDECIDED,
+            }
+        }
+    }
+}
+
+fn print_summary(
+    out: &mut Output,
+    agents: &[String],
+    counts: &[[usize; 5]],
+    hosts: usize,
+) -> Result<()> {
+    let mut head = vec![
+        "agent",
+        "blocked entirely",
+        "blocks some paths",
+        "allows all",
+        "failed to fetch",
+    ];
+    let undecided = counts.iter().any(|c| c[UNDECIDED] > 0);
+    if undecided {
+        head.push("undecided");
+    }
+    let rows: Vec<Vec<String>> = agents
+        .iter()
+        .zip(counts)
+        .map(|(a, c)| {
+            let mut row = vec![a.clone()];
+            for col in [BLOCKED, SOME, ALLOWED, FAILED] {
+                row.push(c[col].to_string());
+            }
+            if undecided {
+                row.push(c[UNDECIDED].to_string());
+            }
+            row
+        })
+        .collect();
+    let widths: Vec<usize> = (0..head.len())
+        .map(|i| {
+            rows.iter()
+                .map(|r| r[i].len())
+                .chain([head[i].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: Vec<String>| {
+        let mut s = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            if i == 0 {
+                s.push_str(&format!("{c:<w$}", w = widths[0]));
+            } else {
+                s.push_str(&format!("  {c:>w$}", w = widths[i]));
+            }
+        }
+        s
+    };
+    writeln!(out, "{}", line(head.iter().map(|h| h.to_string()).collect()))?;
+    for r in rows {
+        writeln!(out, "{}", line(r))?;
+    }
+    writeln!(out, "({hosts} hosts)")?;
+    Ok(())
+}
+
+/// Text as a JSON string under `key`, or base64 under `key_base64` when
+/// it is not UTF-8 (the octets stay exact).
+fn put_text(obj: &mut Map<String, Value>, key: &str, text: &[u8]) {
+    use base64::Engine as _;
+    match std::str::from_utf8(text) {
+        Ok(s) => obj.insert(key.into(), json!(s)),
+        Err(_) => {
+            let b64 = base64::engine::general_purpose::STANDARD;
+            obj.insert(format!("{key}_base64"), json!(b64.encode(text)))
+        }
+    };
+}
+
+/// A group's `user-agent` values, stored one per line.
+fn agent_list(agents: &[u8]) -> Value {
+    if agents.is_empty() {
+        return json!([]);
+    }
+    Value::Array(
+        agents
+            .split(|&b| b == b'\n')
+            .map(|a| json!(String::from_utf8_lossy(a)))
+            .collect(),
+    )
+}
+
+/// The rules' facts into `obj`; `Some(error)` if the side section is
+/// damaged (the rest is still written).
+fn describe_rules(
+    obj: &mut Map<String, Value>,
+    rules: &Rules<'_>,
+    agents: &[String],
+) -> Result<Option<String>> {
+    let sitemaps: Vec<Value> = rules
+        .sitemaps()
+        .map(|s| {
+            let mut o = Map::new();
+            o.insert("line".into(), json!(s.line()));
+            put_text(&mut o, "url", s.text());
+            Value::Object(o)
+        })
+        .collect();
+    obj.insert("sitemaps".into(), Value::Array(sitemaps));
+    let delays: Vec<Value> = rules
+        .crawl_delays()
+        .map(|d| {
+            let mut o = Map::new();
+            o.insert("line".into(), json!(d.line()));
+            o.insert("group".into(), json!(d.group()));
+            o.insert("agents".into(), agent_list(d.agents()));
+            put_text(&mut o, "value", d.text());
+            Value::Object(o)
+        })
+        .collect();
+    obj.insert("crawl_delays".into(), Value::Array(delays));
+    let mut error = None;
+    match rules.other_lines() {
+        Ok(lines) => {
+            let lines: Vec<Value> = lines
+                .iter()
+                .map(|l| {
+                    let mut o = Map::new();
+                    o.insert("line".into(), json!(l.line()));
+                    o.insert("group".into(), json!(l.group()));
+                    o.insert("agents".into(), agent_list(l.agents()));
+                    put_text(&mut o, "key", l.key());
+                    put_text(&mut o, "value", l.value());
+                    Value::Object(o)
+                })
+                .collect();
+            obj.insert("other_lines".into(), Value::Array(lines));
+        }
+        Err(e) => {
+            obj.insert("other_lines".into(), Value::Null);
+            obj.insert("error".into(), json!(e.to_string()));
+            error = Some(e.to_string());
+        }
+    }
+    let mut blocked = Map::new();
+    let mut everything = Map::new();
+    for a in agents {
+        let m = rules.matcher(a).map_err(|e| anyhow::anyhow!(e))?;
+        blocked.insert(a.clone(), json!(m.blocks_entirely()));
+        everything.insert(a.clone(), json!(m.allows_everything()));
+    }
+    obj.insert("blocked_entirely".into(), Value::Object(blocked));
+    obj.insert("allows_everything".into(), Value::Object(everything));
+    Ok(error)
 }
