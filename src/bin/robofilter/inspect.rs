@@ -1,5 +1,8 @@
-//! `robofilter inspect ROBOTS_TXT|RULES`: one fact per line.
+//! `robofilter inspect ROBOTS_TXT|RULES|BUNDLE`: one fact per line, or
+//! with `--json` one object per host, or with `--summary` a table per
+//! agent.
 
+use std::collections::HashMap;
 use std::io::Write;
 
 use anyhow::{Context, Result, bail};
@@ -19,11 +22,6 @@ pub fn run(args: InspectArgs) -> Result<()> {
     let bytes = files::read_owned(path, "robots.txt, rules file or bundle")?;
     if !args.agent.is_empty() && !args.json && !args.summary {
         bail!("--agent applies to --json and --summary");
-    }
-    for (i, a) in args.agent.iter().enumerate() {
-        if args.agent[..i].iter().any(|b| b.eq_ignore_ascii_case(a)) {
-            bail!("agent '{a}' is given twice (name each agent once)");
-        }
     }
     let mut out = Output::new(args.output.as_deref())?;
     let kind = Kind::of(&bytes);
@@ -295,9 +293,7 @@ fn run_json(
             compiled = AlignedBytes::from(&body[..]);
             files::load_rules(compiled.as_bytes(), path)?
         };
-        for a in &args.agent {
-            files::check_agent(a, rules.dialect())?;
-        }
+        files::check_agents(&args.agent, rules.dialect())?;
         let mut obj = Map::new();
         obj.insert("host".into(), Value::Null);
         obj.insert("status".into(), Value::Null);
@@ -312,11 +308,12 @@ fn run_json(
         return Ok(());
     }
     let bundle = files::load_bundle(bytes, path)?;
-    for a in &args.agent {
-        files::check_agent(a, bundle.dialect())?;
-    }
+    files::check_agents(&args.agent, bundle.dialect())?;
     let mut counts = vec![[0usize; 5]; args.agent.len()];
     let mut damaged: Vec<String> = Vec::new();
+    // Members are shared by hosts with identical robots.txt bodies (and by
+    // `www.`/bare aliases): each is described once.
+    let mut described: HashMap<usize, Map<String, Value>> = HashMap::new();
     for h in bundle.hosts() {
         let mut obj = Map::new();
         put_text(&mut obj, "host", h.name());
@@ -334,14 +331,23 @@ fn run_json(
         };
         obj.insert("outcome".into(), json!(outcome));
         match h.rules() {
+            HostRules::Member(m) if described.contains_key(&m) => {
+                obj.extend(described[&m].clone());
+                if let Some(Value::String(e)) = obj.get("error") {
+                    damaged.push(format!("host {}: {e}", escaped(h.name())));
+                }
+            }
             HostRules::Member(m) => match bundle.member(m) {
                 Ok(rules) => {
+                    let mut facts = Map::new();
                     if let Some(e) =
-                        describe_rules(&mut obj, &rules, &args.agent)?
+                        describe_rules(&mut facts, &rules, &args.agent)?
                     {
                         damaged
                             .push(format!("host {}: {e}", escaped(h.name())));
                     }
+                    obj.extend(facts.clone());
+                    described.insert(m, facts);
                 }
                 Err(e) => {
                     obj.insert("error".into(), json!(e.to_string()));
@@ -559,10 +565,15 @@ fn describe_rules(
     }
     let mut blocked = Map::new();
     let mut everything = Map::new();
+    // Agents that share a group (most fall back to `*`) share its answers.
+    let mut per_group = HashMap::new();
     for a in agents {
         let m = rules.matcher(a).map_err(|e| anyhow::anyhow!(e))?;
-        blocked.insert(a.clone(), json!(m.blocks_entirely()));
-        everything.insert(a.clone(), json!(m.allows_everything()));
+        let (b, e) = *per_group
+            .entry(m.group())
+            .or_insert_with(|| (m.blocks_entirely(), m.allows_everything()));
+        blocked.insert(a.clone(), json!(b));
+        everything.insert(a.clone(), json!(e));
     }
     obj.insert("blocked_entirely".into(), Value::Object(blocked));
     obj.insert("allows_everything".into(), Value::Object(everything));
