@@ -258,8 +258,16 @@ impl Target<'_, '_, '_> {
             Target::Rules(ms) => {
                 let Some(first) = ms.first() else { return };
                 let path = path.for_dialect(url, first.dialect());
-                for (m, o) in ms.iter().zip(&mut out[..ms.len()]) {
-                    *o = Outcome::from(m.decide_path(path));
+                let out = &mut out[..ms.len()];
+                for i in 0..ms.len() {
+                    // Agents whose group is the same (most agents fall
+                    // back to `*`) share one walk: same group, same
+                    // verdict.
+                    let group = ms[i].group();
+                    out[i] = match (0..i).find(|&j| ms[j].group() == group) {
+                        Some(j) => out[j],
+                        None => Outcome::from(ms[i].decide_path(path)),
+                    };
                 }
             }
             other => out.fill(other.fixed_outcome()),

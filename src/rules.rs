@@ -1163,6 +1163,7 @@ impl<'r, 'a> Matcher<'r, 'a> {
     }
 
     /// The index of the agent's group, if one applies.
+    #[inline]
     pub fn group(&self) -> Option<usize> {
         (self.group != wire::NO_GROUP).then_some(self.group as usize)
     }
