@@ -4,11 +4,13 @@ inside URLs): the wheel against `robofilter filter --emit all --agent A
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import warnings
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 
 from robofilter import RobofilterError, Rules
@@ -93,6 +95,10 @@ def check_against_cli(cli, rules_path, agents, lines):
     assert as_columns(rules.check(lines, tuple(agents))) == want
     views = pa.array(lines, pa.binary_view())
     assert as_columns(rules.check(views, agents, threads=2)) == want
+    # The README's "allowed for every agent" mask (code 0 is allow).
+    keep = functools.reduce(pc.and_, [pc.equal(c.indices, 0) for c in batch.columns])
+    assert keep.to_pylist() == [all(w[i] == "allow" for w in want)
+                                for i in range(len(lines))]
     # One agent at a time: each column equals the single-agent call.
     for a, agent in enumerate(agents):
         single = rules.check(pa.array(lines, pa.binary()), agent)
