@@ -12,6 +12,10 @@ Bulk calls take Arrow arrays and read them in place::
     import pyarrow as pa, robofilter
     rules = robofilter.Rules.load("rules.bin")
     verdicts = rules.check(pa.array(urls), "FooBot")   # dictionary<uint8, string>
+    batch = rules.check(pa.array(urls), ["FooBot", "GPTBot"])  # one column per agent
+
+A line is what the CLI reads: the URL ends at the first TAB (the fields
+after it are ignored), and spaces inside the URL belong to it.
 
 ``robofilter.spark.filter_frontier`` runs the same on a PySpark DataFrame.
 """

@@ -2,7 +2,9 @@
 
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Final, Literal, TypedDict
+from typing import Final, Literal, TypedDict, overload
+
+from typing_extensions import NotRequired
 
 import pyarrow as pa
 
@@ -21,13 +23,36 @@ class RobofilterError(ValueError):
     """Rules that cannot be loaded, a robots.txt that cannot be compiled,
     or an agent the rules were not compiled for; the message is the CLI's."""
 
-class Explanation(TypedDict):
-    url: str | bytes
-    verdict: Verdict
-    host: str | None
+#: Several agents: a list or tuple of product tokens (non-empty, each
+#: named once, compared case-insensitively).
+Agents = list[str] | tuple[str, ...]
+
+class Why(TypedDict):
     reason: str
     line: int | None
     pattern: str | None
+
+class Explanation(TypedDict):
+    """``explain(url, agent)``: the CLI's ``--json --explain`` object."""
+
+    url: str | bytes
+    verdict: Verdict
+    host: str | None
+    fields: NotRequired[str | bytes]
+    reason: str
+    line: int | None
+    pattern: str | None
+
+class Explanations(TypedDict):
+    """``explain(url, [agents])``: the CLI's ``--json --explain`` object
+    for several agents; ``verdict`` is the combined verdict."""
+
+    url: str | bytes
+    verdict: Verdict
+    verdicts: dict[str, Verdict]
+    host: str | None
+    fields: NotRequired[str | bytes]
+    reasons: dict[str, Why]
 
 class VerdictBatches(Iterator[pa.RecordBatch]):
     """The lazy iterator returned by ``Rules.filter_batches``."""
@@ -80,30 +105,58 @@ class Rules:
     @property
     def host_count(self) -> int:
         """How many hosts a bundle has (0 for a single rules file)."""
-    def verdict(self, url: str | bytes, agent: str) -> Verdict:
-        """The verdict of one URL, as ``robofilter filter --emit all``."""
-    def allowed(self, url: str | bytes, agent: str) -> bool:
-        """Whether the verdict is ``"allow"``."""
-    def explain(self, url: str | bytes, agent: str) -> Explanation:
+    @overload
+    def verdict(self, url: str | bytes, agent: str) -> Verdict: ...
+    @overload
+    def verdict(self, url: str | bytes, agent: Agents) -> dict[str, Verdict]: ...
+    def verdict(self, url: str | bytes, agent: str | Agents) -> Verdict | dict[str, Verdict]:
+        """The verdict of one URL, as ``robofilter filter --emit all``; for
+        a list of agents, a dict agent -> verdict in the order given."""
+    def allowed(self, url: str | bytes, agent: str | Agents) -> bool:
+        """Whether the verdict is ``"allow"`` (for every agent of a list)."""
+    @overload
+    def explain(self, url: str | bytes, agent: str) -> Explanation: ...
+    @overload
+    def explain(self, url: str | bytes, agent: Agents) -> Explanations: ...
+    def explain(self, url: str | bytes, agent: str | Agents) -> Explanation | Explanations:
         """The verdict with its reason, as ``filter --json --explain``."""
+    @overload
     def check(
         self,
         urls: pa.Array | pa.ChunkedArray | Iterable[str | bytes | None],
         agent: str,
         *,
         threads: int = 1,
-    ) -> pa.DictionaryArray:
+    ) -> pa.DictionaryArray: ...
+    @overload
+    def check(
+        self,
+        urls: pa.Array | pa.ChunkedArray | Iterable[str | bytes | None],
+        agent: Agents,
+        *,
+        threads: int = 1,
+    ) -> pa.RecordBatch: ...
+    def check(
+        self,
+        urls: pa.Array | pa.ChunkedArray | Iterable[str | bytes | None],
+        agent: str | Agents,
+        *,
+        threads: int = 1,
+    ) -> pa.DictionaryArray | pa.RecordBatch:
         """Verdicts of many URLs: ``dictionary<uint8, string>`` (codes index
-        ``VERDICTS``; null where the URL is null). Arrow string/binary
-        arrays are read in place; the GIL is released; ``threads=0`` uses
-        every core."""
+        ``VERDICTS``; null where the URL is null); for a list of agents, a
+        record batch with one such column per agent, named by the agent.
+        Arrow string/binary arrays are read in place; the GIL is released;
+        ``threads=0`` uses every core."""
     def filter_batches(
         self,
         batches: Iterable[pa.RecordBatch],
-        agent: str,
+        agent: str | Agents,
         url_column: str = "url",
         *,
         threads: int = 1,
+        verdict_column: str = "verdict",
     ) -> VerdictBatches:
-        """Each batch with a ``verdict`` column added (see ``check``), lazily:
-        the shape PySpark's ``mapInArrow`` wants."""
+        """Each batch with a ``verdict`` column added (see ``check``), or
+        one ``verdict_<agent>`` column per agent of a list, lazily, other
+        columns passed through: the shape PySpark's ``mapInArrow`` wants."""

@@ -139,48 +139,54 @@ impl PyRules {
 
     /// Warns (a Python `UserWarning`) when the google dialect is asked
     /// about an agent that is not a product token: it decides it as
-    /// google/robotstxt does (the `*` group), as the CLI warns. The
-    /// rfc9309 dialect refuses such an agent (`Rules::matcher` fails).
-    fn warn_agent(&self, agent: &str) -> PyResult<()> {
+    /// google/robotstxt does (the `*` group), as the CLI warns; one
+    /// warning per such agent. The rfc9309 dialect refuses such an agent
+    /// (`Rules::matcher` fails).
+    fn warn_agents(&self, agents: &[String]) -> PyResult<()> {
         let dialect = self.loaded.with_dependent(|_, v| match v {
             View::Single(r) => r.dialect(),
             View::Bundle { bundle, .. } => bundle.dialect(),
         });
-        let Err(e) = robofilter::check_product_token(agent) else {
-            return Ok(());
-        };
         if dialect != Dialect::Google {
             return Ok(());
         }
-        let text = format!(
-            "{e}; the google dialect decides it as google/robotstxt does: \
-             it names no group, so the '*' group applies"
-        );
-        let text = std::ffi::CString::new(text.replace('\0', "\\0"))
-            .expect("no NUL left");
-        Python::attach(|py| {
-            let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
-            PyErr::warn(py, &category, &text, 1)
-        })
+        for agent in agents {
+            let Err(e) = robofilter::check_product_token(agent) else {
+                continue;
+            };
+            let text = format!(
+                "{e}; the google dialect decides it as google/robotstxt \
+                 does: it names no group, so the '*' group applies"
+            );
+            let text = std::ffi::CString::new(text.replace('\0', "\\0"))
+                .expect("no NUL left");
+            Python::attach(|py| {
+                let category =
+                    py.get_type::<pyo3::exceptions::PyUserWarning>();
+                PyErr::warn(py, &category, &text, 1)
+            })?;
+        }
+        Ok(())
     }
 
-    /// Runs `f` with a checker for `agent`.
+    /// Runs `f` with a checker for `agents` (in their order).
     fn with_checker<T>(
         &self,
-        agent: &str,
+        agents: &[String],
         f: impl for<'r, 'a> FnOnce(&UrlChecker<'r, 'a>) -> PyResult<T>,
     ) -> PyResult<T> {
-        self.warn_agent(agent)?;
+        self.warn_agents(agents)?;
+        let agents: Vec<&str> = agents.iter().map(String::as_str).collect();
         self.loaded.with_dependent(|_, view| match view {
             View::Single(rules) => {
                 let checker =
-                    UrlChecker::rules(rules, &[agent]).map_err(|e| {
+                    UrlChecker::rules(rules, &agents).map_err(|e| {
                         error(format!("rules file '{}': {e}", self.name))
                     })?;
                 f(&checker)
             }
             View::Bundle { bundle, members } => {
-                let checker = UrlChecker::bundle(bundle, members, &[agent])
+                let checker = UrlChecker::bundle(bundle, members, &agents)
                     .map_err(|e| {
                         error(format!("bundle '{}', {e}", self.name))
                     })?;
@@ -189,36 +195,42 @@ impl PyRules {
         })
     }
 
-    /// Runs `f` with the outcome of one line and what decided it (`None`:
-    /// not a URL). A [`UrlChecker`] sets up a matcher slot for every member
-    /// of a bundle, which suits a batch; this looks up only the host the
-    /// line names, so a single-URL call costs the same for any bundle.
+    /// Runs `f` with the outcome of one line for each of `agents` and
+    /// what decided it (`None`: not a URL). A [`UrlChecker`] sets up a
+    /// matcher slot for every member of a bundle, which suits a batch;
+    /// this looks up only the host the line names, so a single-URL call
+    /// costs the same for any bundle.
     fn with_line<T>(
         &self,
-        agent: &str,
+        agents: &[String],
         line: &[u8],
         f: impl for<'m, 'r, 'a> FnOnce(
-            Outcome,
+            &[Outcome],
             Option<Target<'m, 'r, 'a>>,
         ) -> PyResult<T>,
     ) -> PyResult<T> {
-        self.warn_agent(agent)?;
+        self.warn_agents(agents)?;
         let member_error = |m: usize, e: &dyn std::fmt::Display| {
             error(format!("bundle '{}', member {m}: {e}", self.name))
         };
+        let mut each = vec![Outcome::Invalid; agents.len()];
         self.loaded.with_dependent(|_, view| {
             let (bundle, members) = match view {
                 View::Single(rules) => {
-                    let matcher = rules.matcher(agent).map_err(|e| {
-                        error(format!("rules file '{}': {e}", self.name))
-                    })?;
+                    let matchers = agents
+                        .iter()
+                        .map(|a| rules.matcher(a))
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(|e| {
+                            error(format!("rules file '{}': {e}", self.name))
+                        })?;
                     return match robofilter::url_line(line, line.len()) {
                         Some((url, path)) => {
-                            let target =
-                                Target::Rules(std::slice::from_ref(&matcher));
-                            f(target.outcome(0, url, path), Some(target))
+                            let target = Target::Rules(&matchers);
+                            target.outcomes(url, path, &mut each);
+                            f(&each, Some(target))
                         }
-                        None => f(Outcome::Invalid, None),
+                        None => f(&each, None),
                     };
                 }
                 View::Bundle { bundle, members } => (bundle, members),
@@ -227,25 +239,28 @@ impl PyRules {
             if bundle.member_len() > 0 {
                 let rules =
                     members.get(bundle, 0).map_err(|e| member_error(0, e))?;
-                rules.matcher(agent).map_err(|e| member_error(0, &e))?;
+                for agent in agents {
+                    rules.matcher(agent).map_err(|e| member_error(0, &e))?;
+                }
             }
             let Some((url, path)) = robofilter::url_line(line, line.len())
             else {
-                return f(Outcome::Invalid, None);
+                return f(&each, None);
             };
             // The steps of `UrlChecker::target`, building only this host's
-            // matcher: the host key, the bundle entry, the per-URL
-            // exception, then the outcome.
+            // matchers: the host key, the bundle entry, the per-URL
+            // exception, then the outcomes.
             let mut key = Vec::new();
             let found = match robofilter::url_host_key(url, &mut key) {
                 Ok(()) => bundle.find(&key),
                 Err(NoHostKey::Missing) => None,
                 Err(NoHostKey::Ambiguous) => {
-                    return f(Outcome::Invalid, Some(Target::Ambiguous));
+                    return f(&each, Some(Target::Ambiguous));
                 }
             };
             let Some(i) = found else {
-                return f(Outcome::Unknown, Some(Target::Unknown));
+                each.fill(Outcome::Unknown);
+                return f(&each, Some(Target::Unknown));
             };
             let host = bundle.host(i);
             let fixed = |v: Verdict| {
@@ -256,17 +271,75 @@ impl PyRules {
                     let rules = members
                         .get(bundle, m)
                         .map_err(|e| member_error(m, e))?;
-                    let matcher = rules
-                        .matcher(agent)
+                    let matchers = agents
+                        .iter()
+                        .map(|a| rules.matcher(a))
+                        .collect::<Result<Vec<_>, _>>()
                         .map_err(|e| member_error(m, &e))?;
-                    let target = Target::Rules(std::slice::from_ref(&matcher));
-                    return f(target.outcome(0, url, path), Some(target));
+                    let target = Target::Rules(&matchers);
+                    target.outcomes(url, path, &mut each);
+                    return f(&each, Some(target));
                 }
                 HostRules::AllowAll => fixed(Verdict::Allow),
                 HostRules::DisallowAll => fixed(Verdict::Disallow),
             };
-            f(target.outcome(0, url, path), Some(target))
+            target.outcomes(url, path, &mut each);
+            f(&each, Some(target))
         })
+    }
+}
+
+/// The `agent` argument of the public calls: one agent (`str`, answered
+/// as before: one verdict, one array) or a list or tuple of agents (one
+/// verdict per agent, keyed or named by the agent, in the order given).
+struct AgentsArg {
+    agents: Vec<String>,
+    list: bool,
+}
+
+impl AgentsArg {
+    fn of(value: &Bound<'_, PyAny>) -> PyResult<AgentsArg> {
+        if let Ok(s) = value.cast::<PyString>() {
+            let agents = vec![s.to_str()?.to_string()];
+            return Ok(AgentsArg { agents, list: false });
+        }
+        let is_list = value.is_instance_of::<PyList>()
+            || value.is_instance_of::<pyo3::types::PyTuple>();
+        if !is_list {
+            return Err(PyTypeError::new_err(format!(
+                "agent must be a str or a list or tuple of str, not {}",
+                value.get_type().name()?
+            )));
+        }
+        let mut agents: Vec<String> = Vec::new();
+        for item in value.try_iter()? {
+            let item = item?;
+            let Ok(s) = item.cast::<PyString>() else {
+                return Err(PyTypeError::new_err(format!(
+                    "each agent must be a str, not {}",
+                    item.get_type().name()?
+                )));
+            };
+            let agent = s.to_str()?;
+            // As the CLI's repeated --agent: agents match
+            // case-insensitively, so `GPTBot` and `gptbot` are one agent.
+            if let Some(first) =
+                agents.iter().find(|a| a.eq_ignore_ascii_case(agent))
+            {
+                return Err(PyValueError::new_err(format!(
+                    "agent '{agent}' is given twice (agents match \
+                     case-insensitively: '{first}' names the same one); \
+                     name each agent once"
+                )));
+            }
+            agents.push(agent.to_string());
+        }
+        if agents.is_empty() {
+            return Err(PyValueError::new_err(
+                "the list of agents is empty; name at least one agent",
+            ));
+        }
+        Ok(AgentsArg { agents, list: true })
     }
 }
 
@@ -302,12 +375,13 @@ impl<'c> Urls<'c> {
         })
     }
 
-    /// Decides every URL into `out` (one code per URL; nulls get a code
-    /// too, masked by the validity copied from the input).
+    /// Decides every URL into `out`, one column per agent of `checker`
+    /// (one code per URL; nulls get a code too, masked by the validity
+    /// copied from the input).
     fn decide(
         &self,
         checker: &UrlChecker<'_, '_>,
-        out: &mut [u8],
+        out: &mut [Vec<u8>],
         threads: usize,
     ) -> Result<(), MemberError> {
         // Offset arrays: a value goes on into the next ones, which the
@@ -341,66 +415,93 @@ impl<'c> Urls<'c> {
 /// Fewest URLs per thread: below this a thread costs more than it saves.
 const MIN_PER_THREAD: usize = 16 << 10;
 
-/// Decides line `i` into `out[i]` for every `i`, where `line(i)` is
-/// `(buf, len)`: the line is `buf[..len]` and `buf` may go on past it. Up
-/// to `threads` threads of rayon's pool each take one contiguous range (so
-/// that each keeps its own host cache over a run of URLs).
+/// Decides line `i` for every agent of `checker` into `out[agent][i]`,
+/// for every `i`, where `line(i)` is `(buf, len)`: the line is
+/// `buf[..len]` and `buf` may go on past it. Each URL is decided once for
+/// all agents (one host lookup, one path). Up to `threads` threads of
+/// rayon's pool each take one contiguous range of URLs (so that each
+/// keeps its own host cache over a run of URLs).
 fn decide<'u>(
     checker: &UrlChecker<'_, '_>,
-    out: &mut [u8],
+    out: &mut [Vec<u8>],
     threads: usize,
     line: impl Fn(usize) -> (&'u [u8], usize) + Sync,
 ) -> Result<(), MemberError> {
-    let run = |base: usize, part: &mut [u8]| -> Result<(), MemberError> {
-        let mut cache = HostCache::new();
-        for (k, slot) in part.iter_mut().enumerate() {
-            let (buf, len) = line(base + k);
-            let outcome = match robofilter::url_line(buf, len) {
-                Some((url, path)) => {
-                    let mut each = [Outcome::Invalid];
-                    checker.decide_url(url, path, &mut cache, &mut each)?;
-                    each[0]
+    let agents = checker.agents().len();
+    let len = out.first().map_or(0, Vec::len);
+    // `part[agent]` is that agent's codes for URLs `base..`.
+    let run =
+        |base: usize, part: &mut [&mut [u8]]| -> Result<(), MemberError> {
+            let mut cache = HostCache::new();
+            let mut each = vec![Outcome::Invalid; agents];
+            let n = part.first().map_or(0, |p| p.len());
+            for k in 0..n {
+                let (buf, len) = line(base + k);
+                match robofilter::url_line(buf, len) {
+                    Some((url, path)) => {
+                        checker.decide_url(url, path, &mut cache, &mut each)?
+                    }
+                    None => each.fill(Outcome::Invalid),
                 }
-                None => Outcome::Invalid,
-            };
-            *slot = code(outcome);
-        }
-        Ok(())
-    };
-    let parts = threads.min(out.len() / MIN_PER_THREAD).max(1);
+                for (column, outcome) in part.iter_mut().zip(&each) {
+                    column[k] = code(*outcome);
+                }
+            }
+            Ok(())
+        };
+    let parts = threads.min(len / MIN_PER_THREAD).max(1);
     if parts == 1 {
-        return run(0, out);
+        let mut whole: Vec<&mut [u8]> =
+            out.iter_mut().map(|c| &mut c[..]).collect();
+        return run(0, &mut whole);
     }
-    let part_len = out.len().div_ceil(parts);
-    out.par_chunks_mut(part_len)
+    let part_len = len.div_ceil(parts);
+    // Each part: its slice of every agent's column.
+    let mut split: Vec<Vec<&mut [u8]>> =
+        (0..parts).map(|_| Vec::with_capacity(agents)).collect();
+    for column in out.iter_mut() {
+        for (p, chunk) in column.chunks_mut(part_len).enumerate() {
+            split[p].push(chunk);
+        }
+    }
+    split
+        .into_par_iter()
         .enumerate()
-        .try_for_each(|(p, part)| run(p * part_len, part))
+        .try_for_each(|(p, mut part)| run(p * part_len, &mut part))
 }
 
-/// The verdicts of one Arrow array of URLs; `name` names the rules in
-/// messages.
+/// The verdicts of one Arrow array of URLs, one array per agent of
+/// `checker`; `name` names the rules in messages.
 fn verdicts(
     checker: &UrlChecker<'_, '_>,
     array: &dyn Array,
     threads: usize,
     name: &str,
-) -> PyResult<DictionaryArray<UInt8Type>> {
+) -> PyResult<Vec<DictionaryArray<UInt8Type>>> {
     let urls = Urls::of(array)?;
-    let mut codes = vec![0u8; array.len()];
+    let agents = checker.agents().len();
+    let mut codes = vec![vec![0u8; array.len()]; agents];
     urls.decide(checker, &mut codes, threads)
         .map_err(|e| error(format!("bundle '{name}', {e}")))?;
     let nulls: Option<NullBuffer> = array.logical_nulls();
-    let keys = UInt8Array::new(codes.into(), nulls);
     let values: ArrayRef = Arc::new(StringArray::from(VERDICTS.to_vec()));
-    Ok(DictionaryArray::try_new(keys, values).expect("codes are in range"))
+    Ok(codes
+        .into_iter()
+        .map(|c| {
+            let keys = UInt8Array::new(c.into(), nulls.clone());
+            DictionaryArray::try_new(keys, values.clone())
+                .expect("codes are in range")
+        })
+        .collect())
 }
 
-fn verdict_field() -> Arc<Field> {
+/// A verdict column's field: `dictionary<uint8, string>`, nullable.
+fn verdict_field(name: &str) -> Arc<Field> {
     let ty = DataType::Dictionary(
         Box::new(DataType::UInt8),
         Box::new(DataType::Utf8),
     );
-    Arc::new(Field::new("verdict", ty, true))
+    Arc::new(Field::new(name, ty, true))
 }
 
 /// `threads` as given to Python: 0 means every core.
@@ -570,61 +671,127 @@ impl PyRules {
     }
 
     /// The verdict of one URL: `"allow"`, `"disallow"`, `"unknown"` (a
-    /// bundle without the URL's host) or `"invalid"` (not a URL).
-    fn verdict(
+    /// bundle without the URL's host) or `"invalid"` (not a URL). For a
+    /// list of agents, a dict agent -> verdict, in the order given.
+    fn verdict<'py>(
         &self,
-        url: &Bound<'_, PyAny>,
-        agent: &str,
-    ) -> PyResult<&'static str> {
+        py: Python<'py>,
+        url: &Bound<'py, PyAny>,
+        agent: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let agents = AgentsArg::of(agent)?;
         let url = text_or_bytes(url, "url")?;
-        self.with_line(agent, &url, |outcome, _| Ok(outcome.as_str()))
+        self.with_line(&agents.agents, &url, |each, _| {
+            if !agents.list {
+                return Ok(PyString::new(py, each[0].as_str()).into_any());
+            }
+            let dict = PyDict::new(py);
+            for (a, outcome) in agents.agents.iter().zip(each) {
+                dict.set_item(a, outcome.as_str())?;
+            }
+            Ok(dict.into_any())
+        })
     }
 
-    /// Whether `agent` may crawl `url` (the verdict is `"allow"`).
-    fn allowed(&self, url: &Bound<'_, PyAny>, agent: &str) -> PyResult<bool> {
-        Ok(self.verdict(url, agent)? == "allow")
+    /// Whether `url` may be crawled: its verdict is `"allow"` (for a list
+    /// of agents: for every one of them).
+    fn allowed(
+        &self,
+        url: &Bound<'_, PyAny>,
+        agent: &Bound<'_, PyAny>,
+    ) -> PyResult<bool> {
+        let agents = AgentsArg::of(agent)?;
+        let url = text_or_bytes(url, "url")?;
+        self.with_line(&agents.agents, &url, |each, _| {
+            Ok(each.iter().all(|&o| o == Outcome::Allow))
+        })
     }
 
     /// The verdict of one URL with its reason, as `robofilter filter
     /// --json --explain` writes it: a dict with `url`, `verdict`, `host`,
-    /// `reason`, `line` and `pattern`.
+    /// `reason`, `line` and `pattern` (and `fields` when the line has a
+    /// TAB). For a list of agents, `verdict` is the combined verdict and
+    /// `verdicts` and `reasons` are keyed by agent, as the CLI writes them
+    /// for several agents.
     fn explain<'py>(
         &self,
         py: Python<'py>,
         url: &Bound<'py, PyAny>,
-        agent: &str,
+        agent: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyDict>> {
+        let agents = AgentsArg::of(agent)?;
         let bytes = text_or_bytes(url, "url")?;
-        // As the CLI does: a trailing `\r` is not part of the URL.
-        let bytes = bytes.strip_suffix(b"\r").unwrap_or(&bytes);
+        // As the CLI does: a trailing `\r` is not part of the line.
+        let text = bytes.strip_suffix(b"\r").unwrap_or(&bytes);
         let dict = PyDict::new(py);
-        dict.set_item("url", url)?;
-        self.with_line(agent, bytes, |outcome, target| {
-            dict.set_item("verdict", outcome.as_str())?;
+        // The URL is the line up to its first TAB; the rest are fields,
+        // given back in the input's type (`str` or `bytes`).
+        let tab = text.iter().position(|&b| b == b'\t');
+        let url_part = &text[..tab.unwrap_or(text.len())];
+        let same_type = |b: &[u8]| -> PyResult<Bound<'py, PyAny>> {
+            match url.is_instance_of::<PyString>() {
+                // A `str` is UTF-8, and a TAB is a character boundary.
+                true => {
+                    let s = String::from_utf8_lossy(b);
+                    Ok(PyString::new(py, &s).into_any())
+                }
+                false => Ok(PyBytes::new(py, b).into_any()),
+            }
+        };
+        match tab {
+            Some(_) => dict.set_item("url", same_type(url_part)?)?,
+            None => dict.set_item("url", url)?,
+        }
+        self.with_line(&agents.agents, text, |each, target| {
+            let why = |agent: usize| -> PyResult<Bound<'py, PyDict>> {
+                let d = PyDict::new(py);
+                let mut why = Vec::new();
+                let reason =
+                    robofilter::write_why(&mut why, url_part, target, agent);
+                d.set_item("reason", String::from_utf8_lossy(&why))?;
+                match reason {
+                    Some(Reason::Rule(r) | Reason::IndexHtml(r)) => {
+                        d.set_item("line", r.line())?;
+                        d.set_item(
+                            "pattern",
+                            String::from_utf8_lossy(r.pattern()),
+                        )?;
+                    }
+                    _ => {
+                        d.set_item("line", py.None())?;
+                        d.set_item("pattern", py.None())?;
+                    }
+                }
+                Ok(d)
+            };
+            dict.set_item("verdict", Outcome::combine(each).as_str())?;
+            if agents.list {
+                let verdicts = PyDict::new(py);
+                for (a, outcome) in agents.agents.iter().zip(each) {
+                    verdicts.set_item(a, outcome.as_str())?;
+                }
+                dict.set_item("verdicts", verdicts)?;
+            }
             let mut host = Vec::new();
             let has_host = target.is_some()
-                && robofilter::url_authority(bytes, &mut host);
+                && robofilter::url_authority(url_part, &mut host);
             match has_host {
                 true => {
                     dict.set_item("host", String::from_utf8_lossy(&host))?
                 }
                 false => dict.set_item("host", py.None())?,
             }
-            let mut why = Vec::new();
-            let reason = robofilter::write_why(&mut why, bytes, target, 0);
-            dict.set_item("reason", String::from_utf8_lossy(&why))?;
-            match reason {
-                Some(Reason::Rule(r) | Reason::IndexHtml(r)) => {
-                    dict.set_item("line", r.line())?;
-                    dict.set_item(
-                        "pattern",
-                        String::from_utf8_lossy(r.pattern()),
-                    )?;
+            if let Some(k) = tab {
+                dict.set_item("fields", same_type(&text[k + 1..])?)?;
+            }
+            if agents.list {
+                let reasons = PyDict::new(py);
+                for (i, a) in agents.agents.iter().enumerate() {
+                    reasons.set_item(a, why(i)?)?;
                 }
-                _ => {
-                    dict.set_item("line", py.None())?;
-                    dict.set_item("pattern", py.None())?;
-                }
+                dict.set_item("reasons", reasons)?;
+            } else {
+                dict.update(why(0)?.as_mapping())?;
             }
             Ok(())
         })?;
@@ -633,18 +800,22 @@ impl PyRules {
 
     /// The verdicts of many URLs: a pyarrow `dictionary<uint8, string>`
     /// array (codes 0 allow, 1 disallow, 2 unknown, 3 invalid; null where
-    /// the URL is null). `urls` is an Arrow string or binary array, a
-    /// chunked array (verdicts come back as one array), or a sequence of
-    /// `str`/`bytes`/`None`. Arrow URLs are read in place; the GIL is
-    /// released while deciding, on up to `threads` threads (0: all cores).
+    /// the URL is null); for a list of agents, a record batch with one
+    /// such column per agent, named by the agent, in the order given (each
+    /// URL is decided once for all of them). `urls` is an Arrow string or
+    /// binary array, a chunked array (verdicts come back as one array), or
+    /// a sequence of `str`/`bytes`/`None`. Arrow URLs are read in place;
+    /// the GIL is released while deciding, on up to `threads` threads (0:
+    /// all cores).
     #[pyo3(signature = (urls, agent, *, threads = 1))]
     fn check<'py>(
         &self,
         py: Python<'py>,
         urls: &Bound<'py, PyAny>,
-        agent: &str,
+        agent: &Bound<'py, PyAny>,
         threads: usize,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let agents = AgentsArg::of(agent)?;
         let chunks: Vec<ArrayRef> = if urls.hasattr("__arrow_c_array__")? {
             vec![urls.extract::<PyArray>()?.into_inner().0]
         } else if urls.hasattr("__arrow_c_stream__")? {
@@ -653,52 +824,73 @@ impl PyRules {
             vec![Arc::new(sequence_urls(urls)?)]
         };
         let threads = thread_count(threads);
-        let arrays = self.with_checker(agent, |checker| {
+        // Per chunk, one array per agent.
+        let arrays = self.with_checker(&agents.agents, |checker| {
             py.detach(|| {
                 chunks
                     .iter()
                     .map(|chunk| {
-                        let v = verdicts(
-                            checker,
-                            chunk.as_ref(),
-                            threads,
-                            &self.name,
-                        )?;
-                        Ok(Arc::new(v) as ArrayRef)
+                        verdicts(checker, chunk.as_ref(), threads, &self.name)
                     })
-                    .collect::<PyResult<Vec<ArrayRef>>>()
+                    .collect::<PyResult<Vec<_>>>()
             })
         })?;
-        let array: ArrayRef = match arrays.len() {
-            1 => arrays.into_iter().next().expect("one"),
-            _ => {
-                let refs: Vec<&dyn Array> =
-                    arrays.iter().map(|a| a.as_ref()).collect();
-                concat_verdicts(&refs)
-            }
-        };
-        let out = PyArray::new(array, verdict_field());
-        let out: Py<PyAny> = out.to_pyarrow(py)?.unbind();
-        Ok(out.into_bound(py))
+        let mut columns: Vec<ArrayRef> = Vec::new();
+        for a in 0..agents.agents.len() {
+            columns.push(match &arrays[..] {
+                [one] => Arc::new(one[a].clone()),
+                many => {
+                    let refs: Vec<&dyn Array> =
+                        many.iter().map(|c| &c[a] as &dyn Array).collect();
+                    concat_verdicts(&refs)
+                }
+            });
+        }
+        if !agents.list {
+            let column = columns.pop().expect("one agent");
+            let out = PyArray::new(column, verdict_field("verdict"));
+            let out: Py<PyAny> = out.to_pyarrow(py)?.unbind();
+            return Ok(out.into_bound(py));
+        }
+        let fields: Vec<Arc<Field>> =
+            agents.agents.iter().map(|a| verdict_field(a)).collect();
+        let schema = Arc::new(arrow_schema::Schema::new(fields));
+        let batch = RecordBatch::try_new(schema, columns)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        PyRecordBatch::new(batch).into_pyarrow(py)
     }
 
     /// Maps an iterable of Arrow record batches to record batches with a
-    /// `verdict` column added (see `check`): the shape PySpark's
+    /// `verdict` column added (see `check`), or for a list of agents one
+    /// column `verdict_<agent>` per agent (the prefix is `verdict_column`);
+    /// every other column is passed through. The shape PySpark's
     /// `mapInArrow` wants. Lazy: one batch is decided per step.
-    #[pyo3(signature = (batches, agent, url_column = String::from("url"), *, threads = 1))]
+    #[pyo3(signature = (batches, agent, url_column = String::from("url"), *, threads = 1, verdict_column = String::from("verdict")))]
     fn filter_batches(
         slf: Py<PyRules>,
         batches: &Bound<'_, PyAny>,
-        agent: String,
+        agent: &Bound<'_, PyAny>,
         url_column: String,
         threads: usize,
+        verdict_column: String,
     ) -> PyResult<VerdictBatches> {
+        let agents = AgentsArg::of(agent)?;
         // Fail early for an agent the rules were not compiled for.
-        slf.get().with_checker(&agent, |_| Ok(()))?;
+        slf.get().with_checker(&agents.agents, |_| Ok(()))?;
+        let columns = match agents.list {
+            false => vec![verdict_column],
+            true => agents
+                .agents
+                .iter()
+                .map(|a| format!("{verdict_column}_{a}"))
+                .collect(),
+        };
         Ok(VerdictBatches {
             rules: slf,
             batches: batches.try_iter()?.unbind().into_any(),
-            agent,
+            agents: agents.agents,
+            columns,
+            check_names: agents.list,
             url_column,
             threads: thread_count(threads),
         })
@@ -710,7 +902,12 @@ impl PyRules {
 struct VerdictBatches {
     rules: Py<PyRules>,
     batches: Py<PyAny>,
-    agent: String,
+    agents: Vec<String>,
+    /// The names of the verdict columns, one per agent.
+    columns: Vec<String>,
+    /// Whether a batch that already has one of `columns` is refused (the
+    /// list form; one agent appends `verdict` as before).
+    check_names: bool,
     url_column: String,
     threads: usize,
 }
@@ -741,13 +938,9 @@ impl VerdictBatches {
             return Ok(None);
         };
         let batch = next.extract::<PyRecordBatch>()?.into_inner();
+        let names: Vec<String> =
+            batch.schema().fields().iter().map(|f| f.name().clone()).collect();
         let Ok(index) = batch.schema().index_of(&self.url_column) else {
-            let names: Vec<String> = batch
-                .schema()
-                .fields()
-                .iter()
-                .map(|f| f.name().clone())
-                .collect();
             return Err(PyValueError::new_err(format!(
                 "the batch has no column '{}' (its columns: {}); pass \
                  url_column=",
@@ -755,19 +948,29 @@ impl VerdictBatches {
                 names.join(", ")
             )));
         };
+        if self.check_names {
+            if let Some(c) = self.columns.iter().find(|c| names.contains(c)) {
+                return Err(PyValueError::new_err(format!(
+                    "the batch already has a column '{c}' (pass \
+                     verdict_column= to name the verdict columns otherwise)"
+                )));
+            }
+        }
         let rules = self.rules.get();
         let column = batch.column(index).clone();
         let threads = self.threads;
-        let verdicts = rules.with_checker(&self.agent, |checker| {
+        let verdicts = rules.with_checker(&self.agents, |checker| {
             py.detach(|| {
                 verdicts(checker, column.as_ref(), threads, &rules.name)
             })
         })?;
         let mut fields: Vec<Arc<Field>> =
             batch.schema().fields().iter().cloned().collect();
-        fields.push(verdict_field());
         let mut columns = batch.columns().to_vec();
-        columns.push(Arc::new(verdicts));
+        for (name, v) in self.columns.iter().zip(verdicts) {
+            fields.push(verdict_field(name));
+            columns.push(Arc::new(v));
+        }
         let schema = Arc::new(arrow_schema::Schema::new_with_metadata(
             fields,
             batch.schema().metadata().clone(),

@@ -117,3 +117,49 @@ def test_filter_frontier_fails_on_the_driver(spark, cli, tmp_path):
         filter_frontier(df, str(rules), "OtherBot")
     with pytest.raises(ValueError, match="no column 'link'"):
         filter_frontier(df, str(rules), "FooBot", url_col="link")
+
+
+def test_filter_frontier_several_agents_equals_cli(spark, cli, tmp_path):
+    """A list of agents: one column per agent (verdict_<agent>), the other
+    columns passed through, every column equal to `filter --emit all
+    --agent A --agent B` on the same lines (TAB fields, spaces, unknown
+    hosts, invalid lines)."""
+    bundle = tmp_path / "rules.bin"
+    cli.run("compile", "--manifest", DATA / "bundle" / "manifest.jsonl", "-o", bundle)
+    hosts = [json.loads(l)["host"] for l in
+             (DATA / "bundle" / "manifest.jsonl").read_text().splitlines() if l.strip()]
+    hosts.append("unknown.example")
+    rng = random.Random(12)
+    paths = ["/", "/private/x", "/api/public/1", "/tmp/a", "/a b/c", "/robots.txt"]
+    tails = ["", "\tdepth=1\tscore=0.3", " ", "\t"]
+    lines = [f"{rng.choice(['http', 'https'])}://{rng.choice(hosts)}{rng.choice(paths)}"
+             f"{rng.choice(tails)}" for _ in range(2000)]
+    lines += ["not a url", "\tk=v", ""]
+    table = cc_frontier(lines)
+    path = tmp_path / "frontier.parquet"
+    pq.write_table(table, path)
+    df = spark.read.parquet(str(path))
+    agents = ["FooBot", "GPTBot"]
+    out = filter_frontier(df, str(bundle), agents)
+    assert out.columns == df.columns + ["verdict_FooBot", "verdict_GPTBot"]
+    got = sorted(out.select("row", "url", "fetch_status", "verdict_FooBot",
+                            "verdict_GPTBot").collect())
+    p = cli.run("filter", bundle, "--agent", "FooBot", "--agent", "GPTBot", "--emit",
+                "all", input="".join(l + "\n" for l in lines).encode())
+    want = [r.split("\t", 2) for r in p.stdout.decode().split("\n")[:-1]]
+    assert len(got) == len(want) == len(lines)
+    for (row, url, status, foo, gpt), (cli_foo, cli_gpt, cli_line) in zip(got, want):
+        assert url == lines[row] == cli_line and status == 200
+        assert (foo, gpt) == (cli_foo, cli_gpt), url
+    assert {w[0] for w in want} == {"allow", "disallow", "unknown", "invalid"}
+    # The single-agent form is unchanged: one `verdict` column.
+    single = filter_frontier(df, str(bundle), "GPTBot")
+    assert single.columns == df.columns + ["verdict"]
+    assert [r.verdict for r in sorted(single.select("row", "verdict").collect())] == \
+        [w[1] for w in want]
+    # Names Spark would confuse (it compares columns case-insensitively).
+    clash = df.withColumnRenamed("row", "VERDICT_gptbot")
+    with pytest.raises(ValueError, match="already has a column 'verdict_GPTBot'"):
+        filter_frontier(clash, str(bundle), agents)
+    with pytest.raises(ValueError, match="given twice"):
+        filter_frontier(df, str(bundle), ["GPTBot", "gptbot"])
