@@ -30,8 +30,8 @@ use pyo3_arrow::{PyArray, PyChunkedArray, PyRecordBatch};
 use rayon::prelude::*;
 use robofilter::{
     AlignedBytes, Bundle, BundleBuilder, Compiler, Config, Dialect, Fetch,
-    HostCache, HostRules, LoadError, MemberError, Members, NoHostKey, Outcome,
-    Reason, Rules, Target, UrlChecker, Verdict,
+    HostCache, HostRules, LoadError, Matchers, MemberError, Members,
+    NoHostKey, Outcome, Reason, Rules, Target, UrlChecker, Verdict,
 };
 
 create_exception!(
@@ -221,6 +221,7 @@ impl PyRules {
                         .iter()
                         .map(|a| rules.matcher(a))
                         .collect::<Result<Vec<_>, _>>()
+                        .map(Matchers::new)
                         .map_err(|e| {
                             error(format!("rules file '{}': {e}", self.name))
                         })?;
@@ -275,6 +276,7 @@ impl PyRules {
                         .iter()
                         .map(|a| rules.matcher(a))
                         .collect::<Result<Vec<_>, _>>()
+                        .map(Matchers::new)
                         .map_err(|e| member_error(m, &e))?;
                     let target = Target::Rules(&matchers);
                     target.outcomes(url, path, &mut each);
