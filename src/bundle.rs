@@ -176,19 +176,19 @@ impl<'a> Bundle<'a> {
     }
 
     /// The length of the index (header, tables and host names) of the
-    /// bundle whose first 64 octets (at least) are `head`, for a reader
-    /// that loads the index without the members: read that many octets
-    /// from the start of the file and give them to [`Bundle::from_index`].
+    /// bundle file of `file_len` octets whose first 64 octets (at least)
+    /// are `head`, for a reader that loads the index without the members:
+    /// read that many octets from the start of the file and give them to
+    /// [`Bundle::from_index`].
     ///
     /// # Errors
     ///
     /// A [`LoadError`] if `head` is not the start of a bundle of this
-    /// format version, or its index length is impossible.
-    pub fn index_len(head: &[u8]) -> Result<usize, LoadError> {
+    /// format version and length, or its index length is impossible.
+    pub fn index_len(head: &[u8], file_len: u64) -> Result<usize, LoadError> {
         if head.len() < wire::HEADER_LEN {
             return Err(LoadError::too_short(head.len()));
         }
-        let file_len = wire::u64_at(head, 16);
         let head = &head[..wire::HEADER_LEN];
         wire::check_header_of(
             head,
@@ -223,7 +223,8 @@ impl<'a> Bundle<'a> {
     /// b.add("a.example", Fetch::http(200, 0, b"User-agent: *\nDisallow: /x\n".to_vec()))?;
     /// let file = b.finish()?;
     /// // The index first, as a reader of the file would get it.
-    /// let index = AlignedBytes::from(&file[..Bundle::index_len(&file[..64])?]);
+    /// let index_len = Bundle::index_len(&file[..64], file.len() as u64)?;
+    /// let index = AlignedBytes::from(&file[..index_len]);
     /// let bundle = Bundle::from_index(index.as_bytes(), file.len() as u64)?;
     /// // Then a member, from its range of the file: the padding, and the
     /// // member in an aligned buffer of its own.
@@ -244,15 +245,9 @@ impl<'a> Bundle<'a> {
         index: &'a [u8],
         file_len: u64,
     ) -> Result<Bundle<'a>, LoadError> {
-        let index_len = Bundle::index_len(index)?;
+        let index_len = Bundle::index_len(index, file_len)?;
         if index_len != index.len() {
             return Err(LoadError::length(index_len as u64, index.len()));
-        }
-        if wire::u64_at(index, 16) != file_len {
-            return Err(LoadError::length(
-                wire::u64_at(index, 16),
-                usize::try_from(file_len).unwrap_or(usize::MAX),
-            ));
         }
         Bundle::from_parts(index, None, file_len)
     }

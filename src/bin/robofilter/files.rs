@@ -132,8 +132,10 @@ fn read_all(
 /// opened, each member by a positioned read the first time it is used
 /// ([`MemberFile`]). The file stays open, so a file renamed over it
 /// changes nothing for this run; its identity (device, inode, size,
-/// modification and change times) is checked after every read, so that a
-/// file rewritten in place is reported instead of mixing two versions.
+/// modification time) is checked after every read, so that a file
+/// rewritten in place is reported instead of mixing two versions. (Not
+/// the change time: unlinking the file, as renaming another over it does,
+/// changes it.)
 pub struct BundleIndex {
     name: String,
     file: File,
@@ -149,7 +151,6 @@ struct Identity {
     ino: u64,
     len: u64,
     mtime: (i64, i64),
-    ctime: (i64, i64),
 }
 
 impl Identity {
@@ -162,7 +163,6 @@ impl Identity {
             ino: m.ino(),
             len: m.len(),
             mtime: (m.mtime(), m.mtime_nsec()),
-            ctime: (m.ctime(), m.ctime_nsec()),
         })
     }
 }
@@ -191,7 +191,7 @@ impl BundleIndex {
         }
         let damaged = || format!("bundle '{name}' is damaged or unusable");
         let index_len =
-            Bundle::index_len(&head[..head_len]).with_context(damaged)?;
+            Bundle::index_len(&head[..head_len], len).with_context(damaged)?;
         let mut index =
             Aligned { words: vec![0; index_len.div_ceil(8)], len: index_len };
         let buf = &mut bytemuck::cast_slice_mut(&mut index.words)[..index_len];
@@ -221,7 +221,7 @@ impl BundleIndex {
         }
         Err(io::Error::other(format!(
             "bundle '{}' was changed in place during the run (its size or \
-             times differ from when it was opened), so its members no \
+             modification time differs from when it was opened), so its members no \
              longer match the index this run loaded; run again, and \
              replace a bundle in use by writing a new file and renaming it \
              over the old one (as `robofilter compile -o` does)",
