@@ -174,7 +174,9 @@ impl BundleIndex {
     #[cfg(unix)]
     pub fn open(path: &Path, what: &str) -> Result<Option<BundleIndex>> {
         use std::os::unix::fs::FileExt;
-        if is_stdin(path) {
+        // Only a regular file is opened here: a FIFO opened and closed
+        // would lose (or refuse) its writer's data before `read_owned`.
+        if is_stdin(path) || !fs::metadata(path).is_ok_and(|m| m.is_file()) {
             return Ok(None);
         }
         let (file, len) = open(path, what)?;
