@@ -72,6 +72,34 @@ impl<'a> HostInfo<'a> {
     }
 }
 
+/// Where a member lies in a bundle file ([`Bundle::member_span`]): the
+/// padding before it (under 64 octets, zero), then the member.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub struct MemberSpan {
+    offset: u64,
+    padding: usize,
+    len: usize,
+}
+
+impl MemberSpan {
+    /// The file offset of the padding (where the member's span starts).
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+    /// The padding's length: the member starts this far into the span.
+    pub fn padding(&self) -> usize {
+        self.padding
+    }
+    /// The member's length in octets.
+    pub fn member_len(&self) -> usize {
+        self.len
+    }
+    /// The file offset just past the member.
+    pub fn end(&self) -> u64 {
+        self.offset + (self.padding + self.len) as u64
+    }
+}
+
 /// A loaded bundle, borrowing its bytes.
 ///
 /// # Example
@@ -101,7 +129,12 @@ impl<'a> HostInfo<'a> {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Bundle<'a> {
-    bytes: &'a [u8],
+    /// The index: header, host table, hash slots, member table, names.
+    index: &'a [u8],
+    /// The whole file, when loaded by [`Bundle::from_bytes`].
+    whole: Option<&'a [u8]>,
+    /// The file's length (checked against the header).
+    file_len: u64,
     dialect: Dialect,
     hosts: Table<'a>,
     slots: Table<'a>,
@@ -139,12 +172,98 @@ impl<'a> Bundle<'a> {
             return Err(LoadError::structure("bundle index length"));
         }
         let index = &bytes[..index_len as usize];
+        Bundle::from_parts(index, Some(bytes), bytes.len() as u64)
+    }
+
+    /// The length of the index (header, tables and host names) of the
+    /// bundle file of `file_len` octets whose first 64 octets (at least)
+    /// are `head`, for a reader that loads the index without the members:
+    /// read that many octets from the start of the file and give them to
+    /// [`Bundle::from_index`].
+    ///
+    /// # Errors
+    ///
+    /// A [`LoadError`] if `head` is not the start of a bundle of this
+    /// format version and length, or its index length is impossible.
+    pub fn index_len(head: &[u8], file_len: u64) -> Result<usize, LoadError> {
+        if head.len() < wire::HEADER_LEN {
+            return Err(LoadError::too_short(head.len()));
+        }
+        let head = &head[..wire::HEADER_LEN];
+        wire::check_header_of(
+            head,
+            BUNDLE_MAGIC,
+            BUNDLE_FORMAT_VERSION,
+            LoadError::bundle_version,
+            file_len,
+        )?;
+        let index_len = wire::u64_at(head, 32);
+        if index_len < wire::HEADER_LEN as u64 || index_len > file_len {
+            return Err(LoadError::structure("bundle index length"));
+        }
+        usize::try_from(index_len)
+            .map_err(|_| LoadError::structure("bundle index length"))
+    }
+
+    /// Loads a bundle from its index alone (the first
+    /// [`index_len`](Bundle::index_len) octets of a file of `file_len`
+    /// octets), with the same checks as [`Bundle::from_bytes`]. Its members
+    /// are then read by the caller, each from the file range
+    /// [`member_span`](Bundle::member_span) gives, and loaded with
+    /// [`member_from`](Bundle::member_from), which checks them as
+    /// [`member`](Bundle::member) does; [`member`](Bundle::member) itself
+    /// fails, having no member bytes.
+    ///
+    /// `index` must start at an 8-byte aligned address.
+    ///
+    /// ```
+    /// use robofilter::{AlignedBytes, Bundle, BundleBuilder, Config, Fetch, Verdict};
+    ///
+    /// let mut b = BundleBuilder::new(Config::new());
+    /// b.add("a.example", Fetch::http(200, 0, b"User-agent: *\nDisallow: /x\n".to_vec()))?;
+    /// let file = b.finish()?;
+    /// // The index first, as a reader of the file would get it.
+    /// let index_len = Bundle::index_len(&file[..64], file.len() as u64)?;
+    /// let index = AlignedBytes::from(&file[..index_len]);
+    /// let bundle = Bundle::from_index(index.as_bytes(), file.len() as u64)?;
+    /// // Then a member, from its range of the file: the padding, and the
+    /// // member in an aligned buffer of its own.
+    /// let span = bundle.member_span(0);
+    /// let (from, to) = (span.offset() as usize, span.end() as usize);
+    /// let (padding, member) = file[from..to].split_at(span.padding());
+    /// let member = AlignedBytes::from(member);
+    /// let rules = bundle.member_from(0, padding, member.as_bytes())?;
+    /// let verdict = rules.matcher("bot")?.decide(b"http://a.example/x");
+    /// assert_eq!(verdict, Verdict::Disallow);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// A [`LoadError`] saying what is wrong. Never panics, for any input.
+    pub fn from_index(
+        index: &'a [u8],
+        file_len: u64,
+    ) -> Result<Bundle<'a>, LoadError> {
+        let index_len = Bundle::index_len(index, file_len)?;
+        if index_len != index.len() {
+            return Err(LoadError::length(index_len as u64, index.len()));
+        }
+        Bundle::from_parts(index, None, file_len)
+    }
+
+    /// Checks the index (whose header is checked already) and its entries.
+    fn from_parts(
+        index: &'a [u8],
+        whole: Option<&'a [u8]>,
+        file_len: u64,
+    ) -> Result<Bundle<'a>, LoadError> {
         wire::check_integrity(index)?;
-        let dialect = Dialect::from_byte(bytes[28])
+        let dialect = Dialect::from_byte(index[28])
             .ok_or_else(|| LoadError::structure("unknown dialect code"))?;
-        let host_len = wire::u32_at(bytes, 40) as usize;
-        let member_len = wire::u32_at(bytes, 44) as usize;
-        let slot_len = wire::u32_at(bytes, 48) as usize;
+        let host_len = wire::u32_at(index, 40) as usize;
+        let member_len = wire::u32_at(index, 44) as usize;
+        let slot_len = wire::u32_at(index, 48) as usize;
         if !slot_len.is_power_of_two() || slot_len <= host_len {
             return Err(LoadError::structure("bundle hash slot count"));
         }
@@ -164,7 +283,16 @@ impl<'a> Bundle<'a> {
         let slots = Table::new(tables[1], 4, "slot")?;
         let members = Table::new(tables[2], MEMBER_REC, "member")?;
         let names = rest;
-        let bundle = Bundle { bytes, dialect, hosts, slots, members, names };
+        let bundle = Bundle {
+            index,
+            whole,
+            file_len,
+            dialect,
+            hosts,
+            slots,
+            members,
+            names,
+        };
         bundle.validate()?;
         Ok(bundle)
     }
@@ -207,20 +335,20 @@ impl<'a> Bundle<'a> {
         // than 64 octets of padding before each; the padding is checked to
         // be zero when the member is loaded. So every octet of the file is
         // covered by the index checksum, a member's checksum, or that check.
-        let mut end = wire::u64_at(self.bytes, 32);
+        let mut end = self.index.len() as u64;
         for m in 0..self.members.len() {
             let (off, len) = self.member_extent(m);
             let next = off.checked_add(len);
             if off < end
                 || off - end >= wire::SECTION_ALIGN as u64
                 || off % wire::SECTION_ALIGN as u64 != 0
-                || next.is_none_or(|e| e > self.bytes.len() as u64)
+                || next.is_none_or(|e| e > self.file_len)
             {
                 return bad("member out of bounds");
             }
             end = off + len;
         }
-        if end != self.bytes.len() as u64 {
+        if end != self.file_len {
             return bad("bytes after the last member");
         }
         Ok(())
@@ -306,30 +434,84 @@ impl<'a> Bundle<'a> {
     /// # Errors
     ///
     /// A [`LoadError`] if the member is damaged or was compiled with
-    /// another dialect than the bundle says.
+    /// another dialect than the bundle says, or if the bundle was loaded
+    /// by [`Bundle::from_index`] (use [`Bundle::member_from`]).
     ///
     /// # Panics
     ///
     /// If `m` is out of range.
     pub fn member(&self, m: usize) -> Result<Rules<'a>, LoadError> {
+        let span = self.member_span(m);
+        let Some(whole) = self.whole else {
+            return Err(LoadError::structure(
+                "bundle loaded from its index only: its members are loaded \
+                 with Bundle::member_from",
+            ));
+        };
+        // In range: `validate` checked every member against the length.
+        let (from, to) = (span.offset as usize, span.end() as usize);
+        let (padding, member) = whole[from..to].split_at(span.padding);
+        self.member_from(m, padding, member)
+    }
+
+    /// Where member `m` lies in the file: the padding before it, then its
+    /// octets. What [`Bundle::member_from`] checks.
+    ///
+    /// # Panics
+    ///
+    /// If `m` is out of range.
+    pub fn member_span(&self, m: usize) -> MemberSpan {
         assert!(m < self.members.len(), "member index {m} out of range");
         let (off, len) = self.member_extent(m);
         let gap_from = match m {
-            0 => wire::u64_at(self.bytes, 32),
+            0 => self.index.len() as u64,
             _ => {
                 let (prev_off, prev_len) = self.member_extent(m - 1);
                 prev_off + prev_len
             }
         };
-        if self.bytes[gap_from as usize..off as usize].iter().any(|&b| b != 0)
-        {
+        // `validate` checked the order, the padding (under 64 octets) and
+        // the file length, so these fit.
+        MemberSpan {
+            offset: gap_from,
+            padding: (off - gap_from) as usize,
+            len: len as usize,
+        }
+    }
+
+    /// Loads member `m` from the file's octets in
+    /// [`member_span(m)`](Bundle::member_span): `padding`, which must be
+    /// zero, then `member`, which must start at an 8-byte aligned address.
+    /// Checks them exactly as [`Bundle::member`] does.
+    ///
+    /// # Errors
+    ///
+    /// A [`LoadError`] if the slices are not as long as the span says, the
+    /// padding is not zero, or the member is damaged or was compiled with
+    /// another dialect than the bundle says.
+    ///
+    /// # Panics
+    ///
+    /// If `m` is out of range.
+    pub fn member_from<'b>(
+        &self,
+        m: usize,
+        padding: &[u8],
+        member: &'b [u8],
+    ) -> Result<Rules<'b>, LoadError> {
+        let span = self.member_span(m);
+        if padding.len() != span.padding || member.len() != span.len {
+            return Err(LoadError::length(
+                (span.padding + span.len) as u64,
+                padding.len() + member.len(),
+            ));
+        }
+        if padding.iter().any(|&b| b != 0) {
             return Err(LoadError::structure(
                 "non-zero padding before member",
             ));
         }
-        let rules = Rules::from_bytes(
-            &self.bytes[off as usize..(off + len) as usize],
-        )?;
+        let rules = Rules::from_bytes(member)?;
         if rules.dialect() != self.dialect {
             return Err(LoadError::structure("member dialect differs"));
         }

@@ -14,7 +14,7 @@
 
 use std::sync::OnceLock;
 
-use crate::bundle::{Bundle, HostRules};
+use crate::bundle::{Bundle, HostRules, MemberSpan};
 use crate::dialect::Dialect;
 use crate::error::{AgentError, LoadError};
 use crate::fetch::FetchStatus;
@@ -124,17 +124,49 @@ pub fn url_line(buf: &[u8], len: usize) -> Option<(&[u8], MatchPath<'_>)> {
 /// The member rules files of a bundle, each checked and loaded the first
 /// time one of its hosts is looked up, then kept. Shared by every
 /// [`UrlChecker`] of the bundle (and across threads).
-#[derive(Debug)]
+///
+/// A bundle loaded whole ([`Bundle::from_bytes`]) has its members' bytes;
+/// one loaded from its index ([`Bundle::from_index`]) gets them from a
+/// [`MemberReader`] ([`Members::with_reader`]), once per member.
 pub struct Members<'a> {
     slots: Vec<OnceLock<Result<Rules<'a>, LoadError>>>,
+    reader: Option<&'a MemberReader<'a>>,
+}
+
+/// Reads the file octets of a bundle member for [`Members`]: given the
+/// member's index and [`MemberSpan`], the padding and the member (the
+/// member at an 8-byte aligned address), which [`Bundle::member_from`]
+/// then checks. The caller does the I/O, and its error names the file.
+pub type MemberReader<'a> = dyn Fn(usize, MemberSpan) -> std::io::Result<(&'a [u8], &'a [u8])>
+    + Sync
+    + 'a;
+
+impl core::fmt::Debug for Members<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Members")
+            .field("slots", &self.slots)
+            .field("reader", &self.reader.map(|_| "MemberReader"))
+            .finish()
+    }
 }
 
 impl<'a> Members<'a> {
-    /// Empty slots for every member of `bundle`.
+    /// Empty slots for every member of `bundle`, which holds its members'
+    /// bytes.
     pub fn new(bundle: &Bundle<'a>) -> Members<'a> {
         Members {
             slots: (0..bundle.member_len()).map(|_| OnceLock::new()).collect(),
+            reader: None,
         }
+    }
+
+    /// Empty slots for every member of `bundle`, whose members' bytes
+    /// `reader` reads (once per member) when first used.
+    pub fn with_reader(
+        bundle: &Bundle<'a>,
+        reader: &'a MemberReader<'a>,
+    ) -> Members<'a> {
+        Members { reader: Some(reader), ..Members::new(bundle) }
     }
 
     /// Member `m` of `bundle` (the bundle these slots were made for),
@@ -148,7 +180,16 @@ impl<'a> Members<'a> {
         bundle: &Bundle<'a>,
         m: usize,
     ) -> Result<&Rules<'a>, &LoadError> {
-        self.slots[m].get_or_init(|| bundle.member(m)).as_ref()
+        self.slots[m]
+            .get_or_init(|| match self.reader {
+                None => bundle.member(m),
+                Some(read) => {
+                    let (padding, member) = read(m, bundle.member_span(m))
+                        .map_err(|e| LoadError::read(e.to_string()))?;
+                    bundle.member_from(m, padding, member)
+                }
+            })
+            .as_ref()
     }
 }
 

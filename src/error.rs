@@ -23,6 +23,7 @@ enum LoadErrorKind {
     Checksum { stored: u32, computed: u32 },
     Alignment { address: usize },
     Structure { what: String },
+    Read { what: String },
     Engine { what: &'static str },
     BigEndian,
 }
@@ -54,6 +55,11 @@ impl LoadError {
     }
     pub(crate) fn structure(what: impl Into<String>) -> LoadError {
         LoadError { kind: LoadErrorKind::Structure { what: what.into() } }
+    }
+    /// The caller could not read a bundle member's octets (`what` says
+    /// why, naming the file).
+    pub(crate) fn read(what: impl Into<String>) -> LoadError {
+        LoadError { kind: LoadErrorKind::Read { what: what.into() } }
     }
     pub(crate) fn engine(what: &'static str) -> LoadError {
         LoadError { kind: LoadErrorKind::Engine { what } }
@@ -116,6 +122,7 @@ impl fmt::Display for LoadError {
                 write!(f, "rules file is malformed: {what}")
             }
             Engine { what } => write!(f, "rules file is malformed: {what}"),
+            Read { what } => write!(f, "{what}"),
             BigEndian => write!(
                 f,
                 "rules files are little-endian and this machine is \

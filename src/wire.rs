@@ -178,6 +178,18 @@ pub(crate) fn check_header(
     version: u32,
     version_error: fn(u32, u32) -> LoadError,
 ) -> Result<(), LoadError> {
+    check_header_of(bytes, magic, version, version_error, bytes.len() as u64)
+}
+
+/// [`check_header`] of a container `file_len` octets long, of which
+/// `bytes` are the start (at least the header).
+pub(crate) fn check_header_of(
+    bytes: &[u8],
+    magic: &[u8; 8],
+    version: u32,
+    version_error: fn(u32, u32) -> LoadError,
+    file_len: u64,
+) -> Result<(), LoadError> {
     if bytes.len() < HEADER_LEN {
         return Err(LoadError::too_short(bytes.len()));
     }
@@ -191,9 +203,10 @@ pub(crate) fn check_header(
     if found != version {
         return Err(version_error(found, version));
     }
-    let file_len = u64_at(bytes, 16);
-    if file_len != bytes.len() as u64 {
-        return Err(LoadError::length(file_len, bytes.len()));
+    let header_len = u64_at(bytes, 16);
+    if header_len != file_len {
+        let actual = usize::try_from(file_len).unwrap_or(usize::MAX);
+        return Err(LoadError::length(header_len, actual));
     }
     Ok(())
 }

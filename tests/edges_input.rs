@@ -456,3 +456,120 @@ fn filter_reports_an_ambiguous_host_as_invalid() {
     assert!(stderr.contains("<stdin>:2 (ambiguous host)"), "{stderr}");
     assert!(stderr.contains("1 invalid"), "{stderr}");
 }
+
+/// A bundle replaced while `filter` reads URLs from a pipe, after some of
+/// its members are in use and before others are: renamed over (a new
+/// file, as `compile -o` writes one) or rewritten in place (same inode).
+/// `filter` reads a bundle's members when first used, so the rewrite in
+/// place is found then: the run fails naming the file. Either way no
+/// verdict comes from the new version (which allows the URLs): every
+/// line written is `disallow`, and a run that succeeds wrote every line.
+#[test]
+fn bundle_replaced_underneath_a_run_never_mixes_versions() {
+    for in_place in [false, true] {
+        let dir = Dir::new(if in_place {
+            "bundle-inplace"
+        } else {
+            "bundle-renamed"
+        });
+        std::fs::create_dir(dir.path.join("old")).unwrap();
+        std::fs::create_dir(dir.path.join("new")).unwrap();
+        // Two members, each disallowing /private; the new bundle's
+        // members allow it and have the same hosts and sizes, so that a
+        // member read from it where the old index says would load.
+        dir.write("old/a.example.txt", "User-agent: *\nDisallow: /private\n");
+        dir.write("old/b.example.txt", "User-agent: *\nDisallow: /privat\n");
+        dir.write("new/a.example.txt", "User-agent: *\nDisallow: /xrivate\n");
+        dir.write("new/b.example.txt", "User-agent: *\nDisallow: /xrivat\n");
+        dir.run(&["compile", "--hosts", "old", "-o", "bundle.bin"]).ok();
+        dir.run(&["compile", "--hosts", "new", "-o", "new.bin"]).ok();
+        let new = dir.read("new.bin");
+        assert_eq!(new.len(), dir.read("bundle.bin").len());
+
+        let mut child = dir.spawn(
+            &[
+                "filter",
+                "bundle.bin",
+                "--agent",
+                "bot",
+                "--emit",
+                "all",
+                "-j",
+                "1",
+            ],
+            Stdio::piped(),
+        );
+        let mut stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (first_tx, first_rx) = mpsc::channel();
+        let reader = std::thread::spawn(move || {
+            let mut lines = Vec::new();
+            for line in BufReader::new(stdout).lines() {
+                lines.push(line.unwrap());
+                if lines.len() == 1 {
+                    let _ = first_tx.send(());
+                }
+            }
+            lines
+        });
+        // More than one read block (4 MiB at -j 1) of a.example's URLs,
+        // so that output starts (a.example's member in use) before the
+        // input ends; then the same again with b.example's after the
+        // replacement.
+        let url =
+            |host: &str, i: usize| format!("http://{host}/private/{i:040}\n");
+        let first = (5 << 20) / url("a.example", 0).len();
+        let mut n = 0;
+        let mut block = String::new();
+        for _ in 0..first {
+            block.push_str(&url("a.example", n));
+            n += 1;
+        }
+        let _ = stdin.write_all(block.as_bytes());
+        let started = first_rx.recv_timeout(Duration::from_secs(120));
+        if in_place {
+            std::fs::write(dir.path.join("bundle.bin"), &new).unwrap();
+        } else {
+            std::fs::rename(
+                dir.path.join("new.bin"),
+                dir.path.join("bundle.bin"),
+            )
+            .unwrap();
+        }
+        block.clear();
+        for i in 0..first {
+            let host = if i % 2 == 0 { "a.example" } else { "b.example" };
+            block.push_str(&url(host, n));
+            n += 1;
+        }
+        let _ = stdin.write_all(block.as_bytes());
+        drop(stdin);
+        let status = child.wait().unwrap();
+        let lines = reader.join().unwrap();
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(
+            &mut child.stderr.take().unwrap(),
+            &mut stderr,
+        )
+        .unwrap();
+        started.unwrap_or_else(|_| panic!("no output: {status}: {stderr}"));
+        let allowed =
+            lines.iter().filter(|l| !l.starts_with("disallow\t")).count();
+        assert_eq!(
+            allowed,
+            0,
+            "in place {in_place}: {allowed} of {} lines not disallowed: {stderr}",
+            lines.len()
+        );
+        if in_place {
+            assert_eq!(status.code(), Some(2), "status {status}: {stderr}");
+            for needle in ["bundle.bin", "changed in place", "renaming"] {
+                assert!(stderr.contains(needle), "no {needle:?} in: {stderr}");
+            }
+            assert!(lines.len() < n, "{stderr}");
+        } else {
+            assert_eq!(status.code(), Some(0), "status {status}: {stderr}");
+            assert_eq!(lines.len(), n, "{stderr}");
+        }
+    }
+}

@@ -12,6 +12,8 @@ mod agents;
 mod budget;
 #[cfg(feature = "compile")]
 mod bundle;
+#[cfg(feature = "compile")]
+mod bundle_index;
 #[cfg(feature = "cli")]
 mod cli;
 #[cfg(feature = "compile")]

@@ -1,13 +1,14 @@
-//! Reading inputs (owned, aligned copies; stdin) and writing outputs
-//! atomically.
+//! Reading inputs (owned, aligned copies; stdin; a bundle's index, then
+//! its members one by one) and writing outputs atomically.
 
 use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use anyhow::{Context, Result, bail};
-use robofilter::{Bundle, Compiler, Config, Dialect, Rules};
+use robofilter::{Bundle, Compiler, Config, Dialect, MemberSpan, Rules};
 
 /// The first bytes of every rules file.
 const RULES_MAGIC: &[u8; 8] = b"ROBOFLTR";
@@ -125,6 +126,173 @@ fn read_all(
     let bytes = Aligned::read_from(r, hint)
         .with_context(|| format!("cannot read {what} '{}'", display(path)))?;
     Ok(bytes)
+}
+
+/// A bundle file read lazily: its index (header, tables, host names) when
+/// opened, each member by a positioned read the first time it is used
+/// ([`MemberFile`]). The file stays open, so a file renamed over it
+/// changes nothing for this run; its identity (device, inode, size,
+/// modification time) is checked after every read, so that a file
+/// rewritten in place is reported instead of mixing two versions. (Not
+/// the change time: unlinking the file, as renaming another over it does,
+/// changes it.)
+pub struct BundleIndex {
+    name: String,
+    file: File,
+    identity: Identity,
+    len: u64,
+    index: Aligned,
+}
+
+/// What tells a file rewritten in place from the one opened.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+struct Identity {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    mtime: (i64, i64),
+}
+
+impl Identity {
+    #[cfg(unix)]
+    fn of(file: &File) -> io::Result<Identity> {
+        use std::os::unix::fs::MetadataExt;
+        let m = file.metadata()?;
+        Ok(Identity {
+            dev: m.dev(),
+            ino: m.ino(),
+            len: m.len(),
+            mtime: (m.mtime(), m.mtime_nsec()),
+        })
+    }
+}
+
+impl BundleIndex {
+    /// Opens `path` and reads its index if it is a regular file holding a
+    /// bundle; `None` for anything else (stdin, a pipe, a rules file),
+    /// which is read whole with [`read_owned`].
+    #[cfg(unix)]
+    pub fn open(path: &Path, what: &str) -> Result<Option<BundleIndex>> {
+        use std::os::unix::fs::FileExt;
+        // Only a regular file is opened here: a FIFO opened and closed
+        // would lose (or refuse) its writer's data before `read_owned`.
+        if is_stdin(path) || !fs::metadata(path).is_ok_and(|m| m.is_file()) {
+            return Ok(None);
+        }
+        let (file, len) = open(path, what)?;
+        let Some(len) = len else { return Ok(None) };
+        let name = display(path);
+        let read_error = || format!("cannot read {what} '{name}'");
+        let identity = Identity::of(&file).with_context(read_error)?;
+        let mut head = [0u8; 64];
+        let head_len = usize::try_from(len).map_or(64, |n| n.min(64));
+        file.read_exact_at(&mut head[..head_len], 0)
+            .with_context(read_error)?;
+        if !Bundle::is_bundle(&head[..head_len]) {
+            return Ok(None);
+        }
+        let damaged = || format!("bundle '{name}' is damaged or unusable");
+        let index_len =
+            Bundle::index_len(&head[..head_len], len).with_context(damaged)?;
+        let mut index =
+            Aligned { words: vec![0; index_len.div_ceil(8)], len: index_len };
+        let buf = &mut bytemuck::cast_slice_mut(&mut index.words)[..index_len];
+        file.read_exact_at(buf, 0).with_context(read_error)?;
+        let bundle = BundleIndex { name, file, identity, len, index };
+        bundle.check_unchanged().map_err(anyhow::Error::new)?;
+        Ok(Some(bundle))
+    }
+
+    #[cfg(not(unix))]
+    pub fn open(_path: &Path, _what: &str) -> Result<Option<BundleIndex>> {
+        Ok(None)
+    }
+
+    /// Loads the bundle from the index, naming the file in errors.
+    pub fn load(&self) -> Result<Bundle<'_>> {
+        Bundle::from_index(self.index.as_bytes(), self.len).with_context(
+            || format!("bundle '{}' is damaged or unusable", self.name),
+        )
+    }
+
+    /// Fails, naming the file, if it is no longer the file opened.
+    #[cfg(unix)]
+    fn check_unchanged(&self) -> io::Result<()> {
+        if Identity::of(&self.file)? == self.identity {
+            return Ok(());
+        }
+        Err(io::Error::other(format!(
+            "bundle '{}' was changed in place during the run (its size or \
+             modification time differs from when it was opened), so its members no \
+             longer match the index this run loaded; run again, and \
+             replace a bundle in use by writing a new file and renaming it \
+             over the old one (as `robofilter compile -o` does)",
+            self.name
+        )))
+    }
+}
+
+/// The members of a [`BundleIndex`]'s bundle, each read once (by a
+/// positioned read of its span) and kept for the run.
+pub struct MemberFile<'f> {
+    index: &'f BundleIndex,
+    /// Per member: the span's octets, preceded by up to 7 octets so that
+    /// the member itself starts 8-byte aligned.
+    slots: Vec<OnceLock<io::Result<(usize, Aligned)>>>,
+}
+
+impl<'f> MemberFile<'f> {
+    /// Empty slots for the `member_len` members of `index`'s bundle.
+    pub fn new(index: &'f BundleIndex, member_len: usize) -> MemberFile<'f> {
+        let slots = (0..member_len).map(|_| OnceLock::new()).collect();
+        MemberFile { index, slots }
+    }
+
+    /// Member `m`'s padding and octets, read on first use (a
+    /// [`robofilter::MemberReader`]). Fails, naming the file, if the file
+    /// was changed in place since it was opened.
+    #[cfg(unix)]
+    pub fn read(
+        &self,
+        m: usize,
+        span: MemberSpan,
+    ) -> io::Result<(&[u8], &[u8])> {
+        use std::os::unix::fs::FileExt;
+        let slot = self.slots[m].get_or_init(|| {
+            let lead = (8 - span.padding() % 8) % 8;
+            let len = lead + span.padding() + span.member_len();
+            let mut buf = Aligned { words: vec![0; len.div_ceil(8)], len };
+            let bytes =
+                &mut bytemuck::cast_slice_mut(&mut buf.words)[lead..len];
+            let read = self.index.file.read_exact_at(bytes, span.offset());
+            // A change in place shows in the identity after the read,
+            // whenever it happened: that error comes first.
+            self.index.check_unchanged()?;
+            read.map_err(|e| {
+                io::Error::new(
+                    e.kind(),
+                    format!("cannot read bundle '{}': {e}", self.index.name),
+                )
+            })?;
+            Ok((lead, buf))
+        });
+        match slot {
+            Ok((lead, buf)) => {
+                let span_bytes = &buf.as_bytes()[*lead..];
+                Ok(span_bytes.split_at(span.padding()))
+            }
+            Err(e) => Err(io::Error::new(e.kind(), e.to_string())),
+        }
+    }
+
+    #[cfg(not(unix))]
+    pub fn read(
+        &self,
+        _m: usize,
+        _span: MemberSpan,
+    ) -> io::Result<(&[u8], &[u8])> {
+        unreachable!("BundleIndex::open reads no index off unix")
+    }
 }
 
 /// What a file holds, told by its first bytes (the magic of a rules file or

@@ -8,7 +8,8 @@
 //! therefore input order for any thread count, and memory stays bounded by
 //! one batch: every input (file, stdin, pipe, gzip/zstd) is read one
 //! batch-sized block at a time (a block ends at its last newline; the rest
-//! is carried into the next block). The rules are read into memory whole.
+//! is carried into the next block). A rules file is read into memory
+//! whole; a bundle file, its index, then each member when first used.
 //!
 //! With a bundle, each URL's authority selects its host's rules. A worker
 //! remembers the last host it looked up, so runs of URLs of one host cost
@@ -88,18 +89,39 @@ pub fn run(args: FilterArgs) -> Result<()> {
         .build_global()
         .context("cannot start the worker threads")?;
 
-    let bytes = files::read_owned(&args.rules, "rules file or bundle")?;
+    // A bundle file: its index now, each member when first used. Anything
+    // else (a rules file, stdin): read whole.
+    const WHAT: &str = "rules file or bundle";
+    let lazy = files::BundleIndex::open(&args.rules, WHAT)?;
+    let bytes = match lazy {
+        Some(_) => files::Bytes::default(),
+        None => files::read_owned(&args.rules, WHAT)?,
+    };
     let rules_name = files::display(&args.rules);
     // A single rules file applies to every URL; a bundle has per-host
     // rules. Both are loaded here, so that the scope can borrow them.
-    let compiled = Compiled::load(&bytes, &args.rules)?;
+    let compiled = match &lazy {
+        Some(index) => Compiled::Bundle(index.load()?),
+        None => Compiled::load(&bytes, &args.rules)?,
+    };
     files::check_agents(&args.agent, compiled.dialect())?;
     let agents: Vec<&str> = args.agent.iter().map(String::as_str).collect();
     let (single, bundle) = match compiled {
         Compiled::Bundle(bundle) => (None, Some(bundle)),
         Compiled::Rules(rules) => (Some(rules), None),
     };
-    let members = bundle.as_ref().map(Members::new);
+    let member_file = lazy
+        .as_ref()
+        .zip(bundle.as_ref())
+        .map(|(index, b)| files::MemberFile::new(index, b.member_len()));
+    let read = |m, span| match &member_file {
+        Some(f) => f.read(m, span),
+        None => unreachable!("only a bundle read by its index reads members"),
+    };
+    let members = bundle.as_ref().map(|b| match member_file {
+        Some(_) => Members::with_reader(b, &read),
+        None => Members::new(b),
+    });
     let checker = match (&single, &bundle, &members) {
         (Some(rules), _, _) => UrlChecker::rules(rules, &agents)
             .with_context(|| format!("rules file '{rules_name}'"))?,
