@@ -96,6 +96,13 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// `$ROBOFILTER_SHARED`, else `../shared` next to the repository (as in
+/// tests/util.rs: a worktree elsewhere names it with the variable).
+fn shared() -> PathBuf {
+    std::env::var_os("ROBOFILTER_SHARED")
+        .map_or_else(|| repo().join("../shared"), PathBuf::from)
+}
+
 fn sample() -> Corpus {
     let dir = repo().join("data/sample");
     let read = |name: &str| {
@@ -117,7 +124,7 @@ fn sample() -> Corpus {
 /// The first of [`REAL_FILES`] in `../shared/data/robots-latest.tar.gz`, or
 /// the reason it is unavailable.
 fn real() -> Result<Corpus, String> {
-    let archive = repo().join("../shared/data/robots-latest.tar.gz");
+    let archive = shared().join("data/robots-latest.tar.gz");
     if !archive.exists() {
         return Err(format!("{} does not exist", archive.display()));
     }
@@ -455,7 +462,7 @@ struct HostCorpus {
 /// The `bench2019` corpus from `../shared/data`, or the reason it is
 /// unavailable.
 fn host_corpus() -> Result<HostCorpus, String> {
-    let data = repo().join("../shared/data");
+    let data = shared().join("data");
     let archive = data.join("robots-bench-2019.tar.gz");
     let url_list = data.join("urls-bench-links.txt.gz");
     if let Some(p) = [&archive, &url_list].into_iter().find(|p| !p.exists()) {
@@ -775,14 +782,13 @@ fn bench_bundle(c: &mut Criterion, corpus: &HostCorpus) {
 /// one `Matcher::decide_path` per URL against `Matcher::decide_batch` on
 /// batches of [`BATCH`] (matcher, path) pairs. Hosts and paths are looked
 /// up front.
-fn bench_bundle_walk<'r, 'a, 'b>(
+fn bench_bundle_walk<'r, 'a: 'r, 'b>(
     c: &mut Criterion,
     state: impl Fn() -> &'b (&'b Bundle<'b>, Vec<Option<Matcher<'r, 'a>>>, Counts),
     list: &[&[u8]],
     id: &str,
 ) where
     'r: 'b,
-    'a: 'b,
 {
     let mut g = c.benchmark_group("bundle-walk");
     let items = OnceCell::new();

@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use crate::agent::check_product_token;
-use crate::dfa::{Dfa, decide_lanes};
+use crate::dfa::{Dfa, decide_lanes, decide_lanes_one};
 use crate::dialect::Dialect;
 use crate::direct::PrefixIndex;
 use crate::error::{AgentError, LoadError};
@@ -1067,10 +1067,7 @@ impl<'r, 'a> Matcher<'r, 'a> {
         );
         let dialect = self.rules.dialect;
         match &self.engine {
-            Engine::Dfa(dfa) => decide_lanes(
-                paths.iter().enumerate().map(|(i, &p)| (i, *dfa, p, dialect)),
-                out,
-            ),
+            Engine::Dfa(dfa) => decide_lanes_one(dfa, paths, dialect, out),
             _ => {
                 for (v, &p) in out.iter_mut().zip(paths) {
                     *v = self.decide_path(p);

@@ -519,6 +519,10 @@ impl<'t, 'p> Lane<'t, 'p> {
         if path.has_lead_slash() {
             lane.state = lane.next(lane.state, b'/');
         }
+        // Decided already (a group that disallows `/`): no lane needed.
+        if lane.state < lane.stop_below {
+            return Err(lane.finish());
+        }
         Ok(lane)
     }
 
@@ -603,6 +607,100 @@ fn decide_lanes_n<
                 }
             }
             out[lane.item] = lane.finish();
+            *slot = fill(out);
+        }
+        if !live {
+            break;
+        }
+    }
+}
+
+/// One walk of [`decide_lanes_one`]: the automaton is the batch's.
+#[derive(Clone, Copy)]
+struct Walk<'p> {
+    state: u32,
+    rest: &'p [u8],
+    item: usize,
+}
+
+/// [`decide_lanes`] for paths that all go through `dfa`: `out[i]` gets the
+/// verdict of `paths[i]`. The lanes hold only a state and the octets left,
+/// so the table, the classes and the bounds stay in registers.
+///
+/// # Panics
+///
+/// If `out` is shorter than `paths`.
+pub(crate) fn decide_lanes_one(
+    dfa: &Dfa<'_>,
+    paths: &[MatchPath<'_>],
+    dialect: Dialect,
+    out: &mut [Verdict],
+) {
+    let Table::U16(table) = dfa.table else {
+        for (v, &p) in out.iter_mut().zip(paths) {
+            *v = dfa.decide(p, dialect);
+        }
+        return;
+    };
+    let classes = dfa.classes;
+    let (stride, stop_below, boundary) =
+        (dfa.stride, 2 * dfa.stride, dfa.boundary);
+    let next = |s: u32, b: u8| {
+        u32::from(table[(s + u32::from(classes[usize::from(b)])) as usize])
+    };
+    let verdict = |s: u32| {
+        if s == stride || s >= boundary {
+            Verdict::Disallow
+        } else {
+            Verdict::Allow
+        }
+    };
+    let mut items = paths.iter().enumerate();
+    let mut fill = |out: &mut [Verdict]| {
+        for (i, &path) in items.by_ref() {
+            let tail = path.tail();
+            if dialect == Dialect::Rfc9309
+                && tail.iter().any(|&b| rfc9309_special(b))
+            {
+                out[i] = dfa.decide(path, dialect);
+                continue;
+            }
+            let mut s = dfa.start;
+            if path.has_lead_slash() {
+                s = next(s, b'/');
+            }
+            if s < stop_below || tail.is_empty() {
+                out[i] = verdict(s);
+                continue;
+            }
+            return Some(Walk { state: s, rest: tail, item: i });
+        }
+        None
+    };
+    let mut lanes: [Option<Walk<'_>>; LANES] = [None; LANES];
+    for lane in &mut lanes {
+        *lane = fill(out);
+    }
+    loop {
+        let mut live = false;
+        for slot in &mut lanes {
+            let Some(w) = slot else { continue };
+            live = true;
+            let mut s = w.state;
+            if let Some((q, tail)) = w.rest.split_first_chunk::<4>() {
+                s = next(next(next(next(s, q[0]), q[1]), q[2]), q[3]);
+                w.state = s;
+                w.rest = tail;
+                if s >= stop_below && tail.len() >= 4 {
+                    continue;
+                }
+            }
+            if s >= stop_below {
+                for &b in w.rest {
+                    s = next(s, b);
+                }
+            }
+            out[w.item] = verdict(s);
             *slot = fill(out);
         }
         if !live {
