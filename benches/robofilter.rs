@@ -42,7 +42,7 @@ use criterion::{
 };
 use robofilter::{
     AlignedBytes, Bundle, BundleBuilder, Compiler, Config, Dialect, Fetch,
-    HostRules, Matcher, RobotsTxt, Rules, Verdict,
+    HostRules, MatchPath, Matcher, RobotsTxt, Rules, Verdict,
 };
 
 /// The agents decided in every corpus: one named in the sample and in most
@@ -96,6 +96,13 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// `$ROBOFILTER_SHARED`, else `../shared` next to the repository (as in
+/// tests/util.rs: a worktree elsewhere names it with the variable).
+fn shared() -> PathBuf {
+    std::env::var_os("ROBOFILTER_SHARED")
+        .map_or_else(|| repo().join("../shared"), PathBuf::from)
+}
+
 fn sample() -> Corpus {
     let dir = repo().join("data/sample");
     let read = |name: &str| {
@@ -117,7 +124,7 @@ fn sample() -> Corpus {
 /// The first of [`REAL_FILES`] in `../shared/data/robots-latest.tar.gz`, or
 /// the reason it is unavailable.
 fn real() -> Result<Corpus, String> {
-    let archive = repo().join("../shared/data/robots-latest.tar.gz");
+    let archive = shared().join("data/robots-latest.tar.gz");
     if !archive.exists() {
         return Err(format!("{} does not exist", archive.display()));
     }
@@ -383,6 +390,8 @@ fn bench_corpus(c: &mut Criterion, corpus: &Corpus) {
         });
         g.finish();
 
+        bench_walk(c, &m, &list, allowed, &id);
+
         let mut g = c.benchmark_group("filter");
         g.throughput(Throughput::Elements(urls));
         g.bench_function(&id, |b| {
@@ -398,6 +407,49 @@ fn bench_corpus(c: &mut Criterion, corpus: &Corpus) {
     }
 }
 
+/// Paths per call of the batch API in the `walk` benchmarks.
+const BATCH: usize = 64;
+
+/// `walk/<id>/{path,batch}`: the walks alone (paths extracted up front),
+/// one `Matcher::decide_path` per URL against `Matcher::decide_paths` on
+/// batches of [`BATCH`] paths (issue 13: interleaved lanes).
+fn bench_walk(
+    c: &mut Criterion,
+    m: &Matcher<'_, '_>,
+    list: &[&[u8]],
+    allowed: u64,
+    id: &str,
+) {
+    let paths: Vec<MatchPath<'_>> =
+        list.iter().map(|u| MatchPath::parse(u, m.dialect())).collect();
+    let mut g = c.benchmark_group("walk");
+    g.throughput(Throughput::Elements(paths.len() as u64));
+    g.bench_function(format!("{id}/path"), |b| {
+        b.iter(|| {
+            let n = black_box(&paths)
+                .iter()
+                .filter(|&&p| m.decide_path(p).is_allow())
+                .count() as u64;
+            assert_eq!(n, allowed, "walk {id}/path");
+            n
+        })
+    });
+    let mut out = [Verdict::Allow; BATCH];
+    g.bench_function(format!("{id}/batch"), |b| {
+        b.iter(|| {
+            let mut n = 0;
+            for chunk in black_box(&paths).chunks(BATCH) {
+                let out = &mut out[..chunk.len()];
+                m.decide_paths(chunk, out);
+                n += out.iter().filter(|v| v.is_allow()).count() as u64;
+            }
+            assert_eq!(n, allowed, "walk {id}/batch");
+            n
+        })
+    });
+    g.finish();
+}
+
 /// A mixed-host corpus: one robots.txt per host, and URLs of many hosts.
 struct HostCorpus {
     name: String,
@@ -410,7 +462,7 @@ struct HostCorpus {
 /// The `bench2019` corpus from `../shared/data`, or the reason it is
 /// unavailable.
 fn host_corpus() -> Result<HostCorpus, String> {
-    let data = repo().join("../shared/data");
+    let data = shared().join("data");
     let archive = data.join("robots-bench-2019.tar.gz");
     let url_list = data.join("urls-bench-links.txt.gz");
     if let Some(p) = [&archive, &url_list].into_iter().find(|p| !p.exists()) {
@@ -703,6 +755,7 @@ fn bench_bundle(c: &mut Criterion, corpus: &HostCorpus) {
             })
         };
         let id = format!("{name}/{agent}");
+        bench_bundle_walk(c, state, &shuffled, &id);
         for (group, list) in [
             ("bundle-decide", &urls),
             ("bundle-decide-sorted", &sorted),
@@ -722,6 +775,73 @@ fn bench_bundle(c: &mut Criterion, corpus: &HostCorpus) {
             g.finish();
         }
     }
+}
+
+/// `bundle-walk/<id>/{path,batch}`: the walks alone of the URLs (in
+/// `list`'s order) that a member decides, each with its host's matcher:
+/// one `Matcher::decide_path` per URL against `Matcher::decide_batch` on
+/// batches of [`BATCH`] (matcher, path) pairs. Hosts and paths are looked
+/// up front.
+fn bench_bundle_walk<'r, 'a: 'r, 'b>(
+    c: &mut Criterion,
+    state: impl Fn() -> &'b (&'b Bundle<'b>, Vec<Option<Matcher<'r, 'a>>>, Counts),
+    list: &[&[u8]],
+    id: &str,
+) where
+    'r: 'b,
+{
+    let mut g = c.benchmark_group("bundle-walk");
+    let items = OnceCell::new();
+    let items = || {
+        items.get_or_init(|| {
+            let (bundle, matchers, _) = state();
+            let mut key = Vec::new();
+            let items: Vec<(&Matcher<'_, '_>, MatchPath<'_>)> = list
+                .iter()
+                .filter_map(|u| match host_rules(bundle, u, &mut key)? {
+                    HostRules::Member(i) => {
+                        let m = matchers[i].as_ref().expect("in use");
+                        Some((m, MatchPath::parse(u, m.dialect())))
+                    }
+                    _ => None,
+                })
+                .collect();
+            let allowed = items
+                .iter()
+                .filter(|(m, p)| m.decide_path(*p).is_allow())
+                .count() as u64;
+            // No criterion throughput: it would build the bundle even when
+            // a filter skips this group. ns/URL = time / this count.
+            eprintln!("bundle-walk {id}: {} URLs per iteration", items.len());
+            (items, allowed)
+        })
+    };
+    g.bench_function(format!("{id}/path"), |b| {
+        let (items, allowed) = items();
+        b.iter(|| {
+            let n = black_box(items)
+                .iter()
+                .filter(|(m, p)| m.decide_path(*p).is_allow())
+                .count() as u64;
+            assert_eq!(n, *allowed, "bundle-walk {id}/path");
+            n
+        })
+    });
+    g.bench_function(format!("{id}/batch"), |b| {
+        let (items, allowed) = items();
+        let mut out = [Verdict::Allow; BATCH];
+        b.iter(|| {
+            let mut n = 0;
+            for chunk in black_box(items).chunks(BATCH) {
+                let out = &mut out[..chunk.len()];
+                Matcher::decide_batch(chunk, out);
+                n += out.iter().filter(|v| v.is_allow()).count() as u64;
+            }
+            assert_eq!(n, *allowed, "bundle-walk {id}/batch");
+            n
+        })
+    });
+    g.finish();
 }
 
 /// `bundle-open/<name>`: `Bundle::from_bytes`, which checks the index (its

@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use crate::agent::check_product_token;
-use crate::dfa::Dfa;
+use crate::dfa::{Dfa, decide_lanes, decide_lanes_one};
 use crate::dialect::Dialect;
 use crate::direct::PrefixIndex;
 use crate::error::{AgentError, LoadError};
@@ -1025,6 +1025,113 @@ impl<'r, 'a> Matcher<'r, 'a> {
             Engine::Direct(index) => {
                 self.direct_verdict(path, index.as_deref())
             }
+        }
+    }
+
+    /// Decides many paths at once: `out[i]` gets the verdict of
+    /// `paths[i]`, exactly as [`Matcher::decide_path`] gives it.
+    ///
+    /// With a verdict automaton (the usual engine), the walks of several
+    /// paths are interleaved so that their table loads overlap: per path,
+    /// 1.2x to 1.4x faster than a loop over [`Matcher::decide_path`] where
+    /// walks are long (a wildcard-heavy real file, see BENCHMARKS.md), about
+    /// even where paths are decided within a few octets. Other engines
+    /// decide the paths one by one. Batches of a few dozen paths are
+    /// enough.
+    ///
+    /// # Panics
+    ///
+    /// If `out` and `paths` differ in length.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use robofilter::{AlignedBytes, Compiler, MatchPath, Rules, Verdict};
+    ///
+    /// let bytes = Compiler::new().compile(b"User-agent: *\nDisallow: /a\n")?;
+    /// let bytes = AlignedBytes::from(&bytes[..]);
+    /// let rules = Rules::from_bytes(bytes.as_bytes())?;
+    /// let bot = rules.matcher("bot")?;
+    /// let urls: [&[u8]; 3] = [b"http://x/a", b"http://x/b", b"http://x/a/c"];
+    /// let paths = urls.map(|u| MatchPath::parse(u, bot.dialect()));
+    /// let mut out = [Verdict::Allow; 3];
+    /// bot.decide_paths(&paths, &mut out);
+    /// assert_eq!(out, [Verdict::Disallow, Verdict::Allow, Verdict::Disallow]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn decide_paths(&self, paths: &[MatchPath<'_>], out: &mut [Verdict]) {
+        assert_eq!(
+            paths.len(),
+            out.len(),
+            "decide_paths: {} paths but {} verdict slots",
+            paths.len(),
+            out.len()
+        );
+        let dialect = self.rules.dialect;
+        match &self.engine {
+            Engine::Dfa(dfa) => decide_lanes_one(dfa, paths, dialect, out),
+            _ => {
+                for (v, &p) in out.iter_mut().zip(paths) {
+                    *v = self.decide_path(p);
+                }
+            }
+        }
+    }
+
+    /// Decides `(matcher, path)` pairs whose matchers may differ (a batch
+    /// of a mixed-host frontier, one matcher per host): `out[i]` gets
+    /// `items[i].0.decide_path(items[i].1)`. Paths decided by verdict
+    /// automata share the interleaved walks of [`Matcher::decide_paths`],
+    /// each on its own automaton; the others are decided one by one.
+    ///
+    /// # Panics
+    ///
+    /// If `out` and `items` differ in length.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use robofilter::{AlignedBytes, Compiler, MatchPath, Matcher, Rules, Verdict};
+    ///
+    /// let load = |robots: &[u8]| -> Result<AlignedBytes, Box<dyn std::error::Error>> {
+    ///     Ok(AlignedBytes::from(&Compiler::new().compile(robots)?[..]))
+    /// };
+    /// let (a, b) = (load(b"User-agent: *\nDisallow: /a\n")?, load(b"User-agent: *\nDisallow: /b\n")?);
+    /// let (a, b) = (Rules::from_bytes(a.as_bytes())?, Rules::from_bytes(b.as_bytes())?);
+    /// let (a, b) = (a.matcher("bot")?, b.matcher("bot")?);
+    /// let path = |p: &'static [u8]| MatchPath::from_path(p);
+    /// let items = [(&a, path(b"/a")), (&b, path(b"/a")), (&b, path(b"/b"))];
+    /// let mut out = [Verdict::Allow; 3];
+    /// Matcher::decide_batch(&items, &mut out);
+    /// assert_eq!(out, [Verdict::Disallow, Verdict::Allow, Verdict::Disallow]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn decide_batch(
+        items: &[(&Matcher<'_, '_>, MatchPath<'_>)],
+        out: &mut [Verdict],
+    ) {
+        assert_eq!(
+            items.len(),
+            out.len(),
+            "decide_batch: {} items but {} verdict slots",
+            items.len(),
+            out.len()
+        );
+        let mut any_dfa = false;
+        for (v, &(m, p)) in out.iter_mut().zip(items) {
+            match m.engine {
+                Engine::Dfa(_) => any_dfa = true,
+                _ => *v = m.decide_path(p),
+            }
+        }
+        if any_dfa {
+            let dfas = items.iter().enumerate().filter_map(|(i, &(m, p))| {
+                match &m.engine {
+                    Engine::Dfa(dfa) => Some((i, *dfa, p, m.rules.dialect)),
+                    _ => None,
+                }
+            });
+            decide_lanes(dfas, out);
         }
     }
 

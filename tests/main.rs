@@ -9,6 +9,8 @@ mod util;
 #[cfg(feature = "compile")]
 mod agents;
 #[cfg(feature = "compile")]
+mod batch;
+#[cfg(feature = "compile")]
 mod budget;
 #[cfg(feature = "compile")]
 mod bundle;
