@@ -198,17 +198,7 @@ fn rules_rewritten_underneath_a_run_keep_their_verdicts() {
     );
     let mut stdin = child.stdin.take().unwrap();
     let stdout = child.stdout.take().unwrap();
-    let (first_tx, first_rx) = mpsc::channel();
-    let reader = std::thread::spawn(move || {
-        let mut lines = Vec::new();
-        for line in BufReader::new(stdout).lines() {
-            lines.push(line.unwrap());
-            if lines.len() == 1 {
-                let _ = first_tx.send(());
-            }
-        }
-        lines
-    });
+    let (first_rx, reader) = read_lines(stdout);
     // More than one read block (4 MiB at -j 1), so that output starts
     // before the input ends: the rules are loaded by then.
     let url = |i: usize| format!("http://a.example/private/{i:040}\n");
@@ -501,17 +491,7 @@ fn bundle_replaced_underneath_a_run_never_mixes_versions() {
         );
         let mut stdin = child.stdin.take().unwrap();
         let stdout = child.stdout.take().unwrap();
-        let (first_tx, first_rx) = mpsc::channel();
-        let reader = std::thread::spawn(move || {
-            let mut lines = Vec::new();
-            for line in BufReader::new(stdout).lines() {
-                lines.push(line.unwrap());
-                if lines.len() == 1 {
-                    let _ = first_tx.send(());
-                }
-            }
-            lines
-        });
+        let (first_rx, reader) = read_lines(stdout);
         // More than one read block (4 MiB at -j 1) of a.example's URLs,
         // so that output starts (a.example's member in use) before the
         // input ends; then the same again with b.example's after the
@@ -572,4 +552,23 @@ fn bundle_replaced_underneath_a_run_never_mixes_versions() {
             assert_eq!(lines.len(), n, "{stderr}");
         }
     }
+}
+
+/// Reads a child's stdout line by line on a thread: the receiver gets a
+/// message when the first line is in, the thread returns all lines.
+fn read_lines(
+    stdout: std::process::ChildStdout,
+) -> (mpsc::Receiver<()>, std::thread::JoinHandle<Vec<String>>) {
+    let (first_tx, first_rx) = mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut lines = Vec::new();
+        for line in BufReader::new(stdout).lines() {
+            lines.push(line.unwrap());
+            if lines.len() == 1 {
+                let _ = first_tx.send(());
+            }
+        }
+        lines
+    });
+    (first_rx, reader)
 }
