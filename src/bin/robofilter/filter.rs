@@ -595,8 +595,11 @@ impl<'r, 'a> Decider<'r, 'a> {
         if let Some(fields) = split_fields(text).1 {
             line.fields(fields);
         }
-        let mut why = vec![Vec::new(); each.len()];
+        // The reasons' text, borrowed by `line` (no allocation without
+        // --explain).
+        let mut why: Vec<Vec<u8>> = Vec::new();
         if self.explain {
+            why.resize(each.len(), Vec::new());
             let mut whys = Vec::with_capacity(each.len());
             for (agent, why) in why.iter_mut().enumerate() {
                 let reason = write_why(why, url, target, agent);
