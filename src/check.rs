@@ -62,13 +62,18 @@ impl Outcome {
     /// assert_eq!(robofilter::Outcome::combine(&[Allow, Allow]), Allow);
     /// ```
     pub fn combine(outcomes: &[Outcome]) -> Outcome {
+        Outcome::combine_all(outcomes.iter().copied())
+    }
+
+    /// [`Outcome::combine`] over an iterator.
+    fn combine_all(outcomes: impl Iterator<Item = Outcome>) -> Outcome {
         let rank = |o: &Outcome| match o {
             Outcome::Allow => 0,
             Outcome::Unknown => 1,
             Outcome::Disallow => 2,
             Outcome::Invalid => 3,
         };
-        outcomes.iter().copied().max_by_key(rank).unwrap_or(Outcome::Allow)
+        outcomes.max_by_key(rank).unwrap_or(Outcome::Allow)
     }
 }
 
@@ -591,9 +596,13 @@ impl<'r, 'a> UrlChecker<'r, 'a> {
         line: &[u8],
         cache: &mut HostCache<'m, 'r, 'a>,
     ) -> Result<Outcome, MemberError> {
-        let mut each = vec![Outcome::Invalid; self.agents.len()];
-        self.check_each(line, cache, &mut each)?;
-        Ok(Outcome::combine(&each))
+        let Some((url, path)) = url_line(line, line.len()) else {
+            return Ok(Outcome::Invalid);
+        };
+        let target = self.target(url, cache)?;
+        let each =
+            (0..self.agents.len()).map(|a| target.outcome(a, url, path));
+        Ok(Outcome::combine_all(each))
     }
 }
 

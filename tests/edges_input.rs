@@ -220,16 +220,7 @@ fn rules_rewritten_underneath_a_run_keep_their_verdicts() {
         block.push_str(&url(n));
         n += 1;
     }
-    let _ = stdin.write_all(block.as_bytes());
-    drop(stdin);
-    let status = child.wait().unwrap();
-    let lines = reader.join().unwrap();
-    let mut stderr = String::new();
-    std::io::Read::read_to_string(
-        &mut child.stderr.take().unwrap(),
-        &mut stderr,
-    )
-    .unwrap();
+    let (status, lines, stderr) = finish(child, stdin, &block, reader);
     started.unwrap_or_else(|_| panic!("no output: {status}: {stderr}"));
     assert_eq!(status.code(), Some(0), "status {status}: {stderr}");
     assert_eq!(lines.len(), n, "{stderr}");
@@ -522,16 +513,7 @@ fn bundle_replaced_underneath_a_run_never_mixes_versions() {
             block.push_str(&url(host, n));
             n += 1;
         }
-        let _ = stdin.write_all(block.as_bytes());
-        drop(stdin);
-        let status = child.wait().unwrap();
-        let lines = reader.join().unwrap();
-        let mut stderr = String::new();
-        std::io::Read::read_to_string(
-            &mut child.stderr.take().unwrap(),
-            &mut stderr,
-        )
-        .unwrap();
+        let (status, lines, stderr) = finish(child, stdin, &block, reader);
         started.unwrap_or_else(|_| panic!("no output: {status}: {stderr}"));
         let allowed =
             lines.iter().filter(|l| !l.starts_with("disallow\t")).count();
@@ -571,4 +553,25 @@ fn read_lines(
         lines
     });
     (first_rx, reader)
+}
+
+/// Writes the last `block` to the child's stdin and closes it, then waits:
+/// the exit status, the stdout lines [`read_lines`] collected, and stderr.
+fn finish(
+    mut child: std::process::Child,
+    mut stdin: std::process::ChildStdin,
+    block: &str,
+    reader: std::thread::JoinHandle<Vec<String>>,
+) -> (std::process::ExitStatus, Vec<String>, String) {
+    let _ = stdin.write_all(block.as_bytes());
+    drop(stdin);
+    let status = child.wait().unwrap();
+    let lines = reader.join().unwrap();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(
+        &mut child.stderr.take().unwrap(),
+        &mut stderr,
+    )
+    .unwrap();
+    (status, lines, stderr)
 }

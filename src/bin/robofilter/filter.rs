@@ -592,7 +592,8 @@ impl<'r, 'a> Decider<'r, 'a> {
         let mut line = JsonLine::new(Some(url), outcome);
         line.verdicts(self.checker.agents(), each);
         line.host = has_host.then(|| String::from_utf8_lossy(&host));
-        if let Some(fields) = split_fields(text).1 {
+        // The URL is the line up to its first TAB, if it has one.
+        if let Some(fields) = text.get(url.len() + 1..) {
             line.fields(fields);
         }
         // The reasons' text, borrowed by `line` (no allocation without
