@@ -136,6 +136,9 @@ pub use crate::rules::{
     AgentInfo, BLOCKED_SEARCH_LIMIT, EngineKind, Explanation, GroupInfo,
     GroupSource, Matcher, OtherRecord, Reason, Record, RuleInfo, Rules,
 };
+pub use crate::shard::{
+    HOST_HASH_NAME, host_hash64, shard_of_key, shard_of_url,
+};
 pub use crate::url::{
     MatchPath, NoHostKey, normalize_host, scheme_len, url_authority,
     url_host_key,
@@ -173,6 +176,7 @@ mod normalize;
 #[cfg(feature = "compile")]
 mod parse;
 mod pattern;
+mod shard;
 mod url;
 // The engines, then the loaded rules file that dispatches to them.
 mod dfa;
