@@ -281,7 +281,7 @@ impl SplitMix64 {
 }
 
 /// Allowed URLs per agent, by the direct matcher.
-fn expected(m: &Matcher<'_, '_>, corpus: &Corpus) -> u64 {
+fn expected(m: &Matcher<'_>, corpus: &Corpus) -> u64 {
     corpus.lines().filter(|u| m.explain(u).verdict().is_allow()).count() as u64
 }
 
@@ -415,7 +415,7 @@ const BATCH: usize = 64;
 /// batches of [`BATCH`] paths (issue 13: interleaved lanes).
 fn bench_walk(
     c: &mut Criterion,
-    m: &Matcher<'_, '_>,
+    m: &Matcher<'_>,
     list: &[&[u8]],
     allowed: u64,
     id: &str,
@@ -566,9 +566,9 @@ fn host_rules(
 #[inline]
 fn tally<'r, 'a>(
     bundle: &Bundle<'_>,
-    matchers: &[Option<Matcher<'r, 'a>>],
+    matchers: &[Option<Matcher<'a>>],
     urls: &[&[u8]],
-    decide: impl Fn(&Matcher<'r, 'a>, &[u8]) -> Verdict,
+    decide: impl Fn(&Matcher<'a>, &[u8]) -> Verdict,
 ) -> Counts {
     let mut key = Vec::new();
     let mut n = Counts::default();
@@ -739,7 +739,7 @@ fn bench_bundle(c: &mut Criterion, corpus: &HostCorpus) {
         let state = || {
             state.get_or_init(|| {
                 let l = loaded();
-                let matchers: Vec<Option<Matcher<'_, '_>>> = l
+                let matchers: Vec<Option<Matcher<'_>>> = l
                     .members
                     .iter()
                     .zip(&l.used)
@@ -784,7 +784,7 @@ fn bench_bundle(c: &mut Criterion, corpus: &HostCorpus) {
 /// up front.
 fn bench_bundle_walk<'r, 'a: 'r, 'b>(
     c: &mut Criterion,
-    state: impl Fn() -> &'b (&'b Bundle<'b>, Vec<Option<Matcher<'r, 'a>>>, Counts),
+    state: impl Fn() -> &'b (&'b Bundle<'b>, Vec<Option<Matcher<'a>>>, Counts),
     list: &[&[u8]],
     id: &str,
 ) where
@@ -796,7 +796,7 @@ fn bench_bundle_walk<'r, 'a: 'r, 'b>(
         items.get_or_init(|| {
             let (bundle, matchers, _) = state();
             let mut key = Vec::new();
-            let items: Vec<(&Matcher<'_, '_>, MatchPath<'_>)> = list
+            let items: Vec<(&Matcher<'_>, MatchPath<'_>)> = list
                 .iter()
                 .filter_map(|u| match host_rules(bundle, u, &mut key)? {
                     HostRules::Member(i) => {

@@ -12,7 +12,7 @@
 //! bundle has no entry for it. The host lookup and the path are shared by
 //! the agents: N agents cost one lookup and N walks.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use crate::bundle::{Bundle, HostRules, MemberSpan};
 use crate::dialect::Dialect;
@@ -228,21 +228,21 @@ impl core::fmt::Display for MemberError {
 /// The matchers of one rules file, one per agent in a checker's order:
 /// what [`Target::Rules`] points to. It dereferences to the slice.
 #[derive(Debug)]
-pub struct Matchers<'r, 'a> {
-    each: Box<[Matcher<'r, 'a>]>,
+pub struct Matchers<'a> {
+    each: Box<[Matcher<'a>]>,
 }
 
-impl<'r, 'a> Matchers<'r, 'a> {
+impl<'a> Matchers<'a> {
     /// The matchers, one per agent.
-    pub fn new(each: Vec<Matcher<'r, 'a>>) -> Matchers<'r, 'a> {
+    pub fn new(each: Vec<Matcher<'a>>) -> Matchers<'a> {
         Matchers { each: each.into_boxed_slice() }
     }
 }
 
-impl<'r, 'a> core::ops::Deref for Matchers<'r, 'a> {
-    type Target = [Matcher<'r, 'a>];
+impl<'a> core::ops::Deref for Matchers<'a> {
+    type Target = [Matcher<'a>];
 
-    fn deref(&self) -> &[Matcher<'r, 'a>] {
+    fn deref(&self) -> &[Matcher<'a>] {
         &self.each
     }
 }
@@ -256,10 +256,10 @@ impl std::error::Error for MemberError {}
 /// overlapping copies that stall store-to-load forwarding (35 % of the
 /// per-line time on one host, by `perf annotate`).
 #[derive(Clone, Copy, Debug)]
-pub enum Target<'m, 'r, 'a> {
+pub enum Target<'m, 'a> {
     /// The host's robots.txt rules (or the single rules file): one matcher
     /// per agent, in the checker's order.
-    Rules(&'m Matchers<'r, 'a>),
+    Rules(&'m Matchers<'a>),
     /// The fetch outcome of the host's robots.txt decides every URL.
     Fixed(Verdict, FetchStatus),
     /// The URL is the host's `/robots.txt`, which the rfc9309 dialect
@@ -274,7 +274,7 @@ pub enum Target<'m, 'r, 'a> {
     Ambiguous,
 }
 
-impl Target<'_, '_, '_> {
+impl Target<'_, '_> {
     /// This host's target for `url` in a bundle of `dialect`: a host whose
     /// fetch outcome disallows everything still has its `/robots.txt`
     /// allowed in the rfc9309 dialect (RFC 9309 section 2.2.2), so the
@@ -369,13 +369,13 @@ impl Target<'_, '_, '_> {
 /// A worker's memory of the last host it looked up: runs of URLs of one
 /// host then cost one comparison each. One per thread.
 #[derive(Debug, Default)]
-pub struct HostCache<'m, 'r, 'a> {
+pub struct HostCache<'m, 'a> {
     key: Vec<u8>,
     last_key: Vec<u8>,
-    last: Option<Target<'m, 'r, 'a>>,
+    last: Option<Target<'m, 'a>>,
 }
 
-impl HostCache<'_, '_, '_> {
+impl HostCache<'_, '_> {
     /// An empty cache.
     pub fn new() -> Self {
         HostCache::default()
@@ -383,13 +383,13 @@ impl HostCache<'_, '_, '_> {
 }
 
 #[derive(Debug)]
-enum Scope<'r, 'a> {
-    Single(Matchers<'r, 'a>),
+enum Scope<'a> {
+    Single(Matchers<'a>),
     Hosts {
-        bundle: &'r Bundle<'a>,
-        members: &'r Members<'a>,
+        bundle: Bundle<'a>,
+        members: Arc<Members<'a>>,
         /// The agents' matchers per member, built on first use.
-        matchers: Vec<OnceLock<Result<Matchers<'r, 'a>, MemberError>>>,
+        matchers: Vec<OnceLock<Result<Matchers<'a>, MemberError>>>,
     },
 }
 
@@ -418,17 +418,17 @@ enum Scope<'r, 'a> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]
-pub struct UrlChecker<'r, 'a> {
-    scope: Scope<'r, 'a>,
+pub struct UrlChecker<'a> {
+    scope: Scope<'a>,
     agents: Box<[String]>,
 }
 
-impl<'r, 'a> UrlChecker<'r, 'a> {
+impl<'a> UrlChecker<'a> {
     /// A checker that decides every URL by `rules`, for each of `agents`.
     pub fn rules(
-        rules: &'r Rules<'a>,
+        rules: &Rules<'a>,
         agents: &[&str],
-    ) -> Result<UrlChecker<'r, 'a>, AgentError> {
+    ) -> Result<UrlChecker<'a>, AgentError> {
         let matchers = agents.iter().map(|a| rules.matcher(a));
         let matchers = matchers.collect::<Result<_, _>>()?;
         Ok(UrlChecker {
@@ -439,20 +439,24 @@ impl<'r, 'a> UrlChecker<'r, 'a> {
 
     /// A checker that decides each URL by its host's entry in `bundle`,
     /// for each of `agents`. `members` holds the bundle's loaded members
-    /// and may be shared by several checkers.
+    /// and may be shared by several checkers (for other agents, say).
+    ///
+    /// The checker borrows only the bundle's bytes (`'a`), so a front end
+    /// can keep it next to them and reuse the matchers it built across
+    /// calls, as the Python wheel does.
     ///
     /// Fails early if the bundle was compiled for other agents (every
     /// member is compiled with the same agents, so the first one tells)
     /// or its first member is damaged.
     pub fn bundle(
-        bundle: &'r Bundle<'a>,
-        members: &'r Members<'a>,
+        bundle: &Bundle<'a>,
+        members: Arc<Members<'a>>,
         agents: &[&str],
-    ) -> Result<UrlChecker<'r, 'a>, MemberError> {
+    ) -> Result<UrlChecker<'a>, MemberError> {
         let matchers = (0..bundle.member_len()).map(|_| OnceLock::new());
         let checker = UrlChecker {
             scope: Scope::Hosts {
-                bundle,
+                bundle: bundle.clone(),
                 members,
                 matchers: matchers.collect(),
             },
@@ -470,10 +474,7 @@ impl<'r, 'a> UrlChecker<'r, 'a> {
     }
 
     /// The agents' matchers for bundle member `m`.
-    fn member_matchers(
-        &self,
-        m: usize,
-    ) -> Result<&Matchers<'r, 'a>, MemberError> {
+    fn member_matchers(&self, m: usize) -> Result<&Matchers<'a>, MemberError> {
         let Scope::Hosts { bundle, members, matchers } = &self.scope else {
             unreachable!("only bundles have members")
         };
@@ -497,8 +498,8 @@ impl<'r, 'a> UrlChecker<'r, 'a> {
     pub fn target<'m>(
         &'m self,
         url: &[u8],
-        cache: &mut HostCache<'m, 'r, 'a>,
-    ) -> Result<Target<'m, 'r, 'a>, MemberError> {
+        cache: &mut HostCache<'m, 'a>,
+    ) -> Result<Target<'m, 'a>, MemberError> {
         let bundle = match &self.scope {
             Scope::Single(ms) => return Ok(Target::Rules(ms)),
             Scope::Hosts { bundle, .. } => bundle,
@@ -518,8 +519,8 @@ impl<'r, 'a> UrlChecker<'r, 'a> {
     fn host_target<'m>(
         &'m self,
         bundle: &Bundle<'a>,
-        cache: &mut HostCache<'m, 'r, 'a>,
-    ) -> Result<Target<'m, 'r, 'a>, MemberError> {
+        cache: &mut HostCache<'m, 'a>,
+    ) -> Result<Target<'m, 'a>, MemberError> {
         if let Some(t) = cache.last {
             if cache.key == cache.last_key {
                 return Ok(t);
@@ -558,7 +559,7 @@ impl<'r, 'a> UrlChecker<'r, 'a> {
         &'m self,
         url: &[u8],
         path: MatchPath<'_>,
-        cache: &mut HostCache<'m, 'r, 'a>,
+        cache: &mut HostCache<'m, 'a>,
         out: &mut [Outcome],
     ) -> Result<(), MemberError> {
         self.target(url, cache)?.outcomes(url, path, out);
@@ -577,7 +578,7 @@ impl<'r, 'a> UrlChecker<'r, 'a> {
     pub fn check_each<'m>(
         &'m self,
         line: &[u8],
-        cache: &mut HostCache<'m, 'r, 'a>,
+        cache: &mut HostCache<'m, 'a>,
         out: &mut [Outcome],
     ) -> Result<(), MemberError> {
         match url_line(line, line.len()) {
@@ -594,7 +595,7 @@ impl<'r, 'a> UrlChecker<'r, 'a> {
     pub fn check<'m>(
         &'m self,
         line: &[u8],
-        cache: &mut HostCache<'m, 'r, 'a>,
+        cache: &mut HostCache<'m, 'a>,
     ) -> Result<Outcome, MemberError> {
         let Some((url, path)) = url_line(line, line.len()) else {
             return Ok(Outcome::Invalid);
@@ -618,7 +619,7 @@ impl<'r, 'a> UrlChecker<'r, 'a> {
 pub fn write_why<'a>(
     out: &mut Vec<u8>,
     url: &[u8],
-    target: Option<Target<'_, '_, 'a>>,
+    target: Option<Target<'_, 'a>>,
     agent: usize,
 ) -> Option<Reason<'a>> {
     match target {

@@ -123,8 +123,8 @@ struct DirectIndex {
 ///
 /// Cheap to clone; holds borrowed tables only.
 #[derive(Clone, Debug)]
-pub struct Matcher<'r, 'a> {
-    rules: &'r Rules<'a>,
+pub struct Matcher<'a> {
+    rules: Rules<'a>,
     group: u32,
     source: GroupSource,
     engine: Engine<'a>,
@@ -714,7 +714,7 @@ impl<'a> Rules<'a> {
     /// not include this one, or, in the rfc9309 dialect, if `agent` is not a
     /// product token ([`check_product_token`]). The google dialect takes any
     /// agent, as the reference does (a non-token falls back to `*`).
-    pub fn matcher(&self, agent: &str) -> Result<Matcher<'_, 'a>, AgentError> {
+    pub fn matcher(&self, agent: &str) -> Result<Matcher<'a>, AgentError> {
         if self.dialect == Dialect::Rfc9309 {
             check_product_token(agent)?;
         }
@@ -769,7 +769,7 @@ impl<'a> Rules<'a> {
             }
             other => other,
         };
-        Ok(Matcher { rules: self, group, source: info.source, engine })
+        Ok(Matcher { rules: self.clone(), group, source: info.source, engine })
     }
 
     fn direct_index(&self, g: u32) -> DirectIndex {
@@ -976,7 +976,7 @@ impl<'a> Rules<'a> {
     }
 }
 
-impl<'r, 'a> Matcher<'r, 'a> {
+impl<'a> Matcher<'a> {
     /// Decides a URL (scheme and authority are ignored; the path is read
     /// as the rules' dialect reads it, see [`MatchPath::parse`]).
     #[inline]
@@ -1107,7 +1107,7 @@ impl<'r, 'a> Matcher<'r, 'a> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn decide_batch(
-        items: &[(&Matcher<'_, '_>, MatchPath<'_>)],
+        items: &[(&Matcher<'_>, MatchPath<'_>)],
         out: &mut [Verdict],
     ) {
         assert_eq!(

@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 use std::io::Write;
+use std::sync::Arc;
 
 use anyhow::{Context, Result, anyhow};
 use robofilter::{
@@ -79,7 +80,7 @@ pub fn explain(args: ExplainArgs) -> Result<()> {
 fn why(
     reason: &mut Vec<u8>,
     url: &[u8],
-    target: Target<'_, '_, '_>,
+    target: Target<'_, '_>,
     agent: usize,
 ) -> (Outcome, &'static str) {
     match target {
@@ -108,7 +109,7 @@ fn with_checker<T>(
     path: &std::path::Path,
     dialect: Option<robofilter::Dialect>,
     agents: &[String],
-    f: impl for<'r, 'a> FnOnce(&UrlChecker<'r, 'a>) -> Result<T>,
+    f: impl for<'r, 'a> FnOnce(&UrlChecker<'a>) -> Result<T>,
 ) -> Result<T> {
     let config = agents.iter().fold(Config::new(), |c, a| c.agent(a));
     let bytes = files::rules_or_robots(path, dialect, config)?;
@@ -123,8 +124,8 @@ fn with_checker<T>(
             f(&checker)
         }
         Compiled::Bundle(bundle) => {
-            let members = Members::new(bundle);
-            let checker = UrlChecker::bundle(bundle, &members, &agents)
+            let members = Arc::new(Members::new(bundle));
+            let checker = UrlChecker::bundle(bundle, members, &agents)
                 .map_err(|e| anyhow!("bundle '{name}', {e}"))?;
             f(&checker)
         }
@@ -133,11 +134,11 @@ fn with_checker<T>(
 
 /// What decides `url`: the rules file, or the bundle entry of its host.
 fn target<'m, 'r, 'a>(
-    checker: &'m UrlChecker<'r, 'a>,
+    checker: &'m UrlChecker<'a>,
     url: &[u8],
-    cache: &mut HostCache<'m, 'r, 'a>,
+    cache: &mut HostCache<'m, 'a>,
     path: &std::path::Path,
-) -> Result<Target<'m, 'r, 'a>> {
+) -> Result<Target<'m, 'a>> {
     checker
         .target(url, cache)
         .map_err(|e| anyhow!("bundle '{}', {e}", files::display(path)))

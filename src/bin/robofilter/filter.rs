@@ -21,6 +21,7 @@ use std::fmt::Write as _;
 use std::io::{self, BufRead, IsTerminal, Read, Write};
 use std::ops::AddAssign;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -119,10 +120,10 @@ pub fn run(args: FilterArgs) -> Result<()> {
         None => unreachable!("only a bundle read by its index reads members"),
     };
     let members = bundle.as_ref().map(|b| match member_file {
-        Some(_) => Members::with_reader(b, &read),
-        None => Members::new(b),
+        Some(_) => Arc::new(Members::with_reader(b, &read)),
+        None => Arc::new(Members::new(b)),
     });
-    let checker = match (&single, &bundle, &members) {
+    let checker = match (&single, &bundle, members) {
         (Some(rules), _, _) => UrlChecker::rules(rules, &agents)
             .with_context(|| format!("rules file '{rules_name}'"))?,
         (None, Some(bundle), Some(members)) => {
@@ -360,7 +361,7 @@ fn classify_in(buf: &[u8], len: usize) -> Line<'_> {
 /// Decides chunks; shared by the worker threads.
 struct Decider<'r, 'a> {
     /// Decides for every agent, in the order given.
-    checker: UrlChecker<'r, 'a>,
+    checker: UrlChecker<'a>,
     /// The rules file's name, for messages.
     name: &'r str,
     emit: Emit,
@@ -448,7 +449,7 @@ impl<'r, 'a> Decider<'r, 'a> {
         buf: &[u8],
         len: usize,
         c: &mut ChunkOut,
-        cache: &mut HostCache<'m, 'r, 'a>,
+        cache: &mut HostCache<'m, 'a>,
         each: &mut [Outcome],
     ) -> Result<(), String> {
         let index = c.counts.lines;
@@ -584,7 +585,7 @@ impl<'r, 'a> Decider<'r, 'a> {
         url: &[u8],
         outcome: Outcome,
         each: &[Outcome],
-        target: Option<Target<'_, '_, '_>>,
+        target: Option<Target<'_, '_>>,
     ) {
         let mut host = Vec::new();
         let has_host =
