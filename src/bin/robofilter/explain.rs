@@ -109,7 +109,7 @@ fn with_checker<T>(
     path: &std::path::Path,
     dialect: Option<robofilter::Dialect>,
     agents: &[String],
-    f: impl for<'r, 'a> FnOnce(&UrlChecker<'a>) -> Result<T>,
+    f: impl for<'a> FnOnce(&UrlChecker<'a>) -> Result<T>,
 ) -> Result<T> {
     let config = agents.iter().fold(Config::new(), |c, a| c.agent(a));
     let bytes = files::rules_or_robots(path, dialect, config)?;
@@ -133,7 +133,7 @@ fn with_checker<T>(
 }
 
 /// What decides `url`: the rules file, or the bundle entry of its host.
-fn target<'m, 'r, 'a>(
+fn target<'m, 'a>(
     checker: &'m UrlChecker<'a>,
     url: &[u8],
     cache: &mut HostCache<'m, 'a>,
