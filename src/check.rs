@@ -114,7 +114,33 @@ impl From<Verdict> for Outcome {
 /// If `len > buf.len()`.
 #[inline]
 pub fn url_line(buf: &[u8], len: usize) -> Option<(&[u8], MatchPath<'_>)> {
-    let line = robofilter_scan::scan(buf, len)?;
+    robofilter_scan::scan(buf, len).map(|line| url_and_path(buf, line))
+}
+
+/// [`url_line`] for the first line of `buf` (up to its first `\n`, or all
+/// of `buf`), with the offset where that line ends (of the `\n`, or
+/// `buf.len()`): how a frontier chunk is read line by line. One pass finds
+/// both for a line without fields, since it stops at the line's first
+/// control octet ([`robofilter_scan::scan_next`]).
+///
+/// ```
+/// let chunk = b"http://x/a\r\nnot a url\n";
+/// let (end, line) = robofilter::next_url_line(chunk);
+/// assert_eq!((end, line.unwrap().0), (11, &b"http://x/a"[..]));
+/// assert_eq!(robofilter::next_url_line(&chunk[12..]).0, 9);
+/// ```
+#[inline]
+pub fn next_url_line(buf: &[u8]) -> (usize, Option<(&[u8], MatchPath<'_>)>) {
+    let (end, line) = robofilter_scan::scan_next(buf);
+    (end, line.map(|line| url_and_path(buf, line)))
+}
+
+/// The URL and its google/robotstxt path, from the scan's facts.
+#[inline(always)]
+fn url_and_path(
+    buf: &[u8],
+    line: robofilter_scan::Line,
+) -> (&[u8], MatchPath<'_>) {
     let url = &buf[..line.url_len()];
     // google/robotstxt's path: from the first `/ ? ;` after `://` to the
     // fragment; `/` if there is none or a `#` comes first.
@@ -123,7 +149,7 @@ pub fn url_line(buf: &[u8], len: usize) -> Option<(&[u8], MatchPath<'_>)> {
         (Some(p), f) => &url[p..f.unwrap_or(url.len())],
         (None, _) => &[][..],
     };
-    Some((url, MatchPath::from_url_path(tail)))
+    (url, MatchPath::from_url_path(tail))
 }
 
 /// The member rules files of a bundle, each checked and loaded the first

@@ -127,7 +127,7 @@ pub use crate::aligned::AlignedBytes;
 pub use crate::bundle::{Bundle, HostInfo, HostRules, MemberSpan, host_hash};
 pub use crate::check::{
     HostCache, Matchers, MemberError, MemberReader, Members, Outcome, Target,
-    UrlChecker, url_line, write_reason, write_why,
+    UrlChecker, next_url_line, url_line, write_reason, write_why,
 };
 pub use crate::dialect::{Dialect, ParseDialectError};
 pub use crate::error::{AgentError, LoadError};

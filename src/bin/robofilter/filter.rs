@@ -335,26 +335,16 @@ enum Line<'a> {
     Invalid(&'a [u8]),
 }
 
-/// Classifies one input line (without its `\n`): see
-/// [`robofilter::url_line`], whose one pass checks the octets and finds
-/// the URL's end and path.
+/// Classifies one input line (without its `\n`) as [`Decider::line`]
+/// does, from [`robofilter::next_url_line`]'s one pass.
 #[cfg(test)]
 fn classify(line: &[u8]) -> Line<'_> {
-    classify_in(line, line.len())
-}
-
-/// [`classify`] for the line `buf[..len]`, where `buf` may go on past the
-/// line (the rest of the chunk, which [`robofilter::url_line`] may read
-/// ahead in).
-#[inline]
-fn classify_in(buf: &[u8], len: usize) -> Line<'_> {
-    if let Some((url, path)) = robofilter::url_line(buf, len) {
-        return Line::Url(url, path);
-    }
-    let line = &buf[..len];
-    match line.strip_suffix(b"\r").unwrap_or(line) {
-        b"" => Line::Empty,
-        line => Line::Invalid(line),
+    let (end, url) = robofilter::next_url_line(line);
+    assert_eq!(end, line.len(), "one line");
+    match (url, line.strip_suffix(b"\r").unwrap_or(line)) {
+        (Some((url, path)), _) => Line::Url(url, path),
+        (None, b"") => Line::Empty,
+        (None, text) => Line::Invalid(text),
     }
 }
 
@@ -416,22 +406,19 @@ impl<'r, 'a> Decider<'r, 'a> {
         c.counts.octets = chunk.len() as u64;
         let mut cache = HostCache::new();
         let mut each = vec![Outcome::Invalid; self.agent_len()];
+        // One pass per line finds its end and classifies it; the last
+        // line may lack its `\n`.
         let mut start = 0;
-        for nl in memchr::memchr_iter(b'\n', chunk) {
-            let (buf, len) = (&chunk[start..], nl - start);
-            if let Err(e) = self.line(buf, len, &mut c, &mut cache, &mut each)
+        while start < chunk.len() {
+            let buf = &chunk[start..];
+            let (len, url) = robofilter::next_url_line(buf);
+            if let Err(e) =
+                self.line(buf, len, url, &mut c, &mut cache, &mut each)
             {
                 c.error = Some(e);
                 return c;
             }
-            start = nl + 1;
-        }
-        if start < chunk.len() {
-            let (buf, len) = (&chunk[start..], chunk.len() - start);
-            if let Err(e) = self.line(buf, len, &mut c, &mut cache, &mut each)
-            {
-                c.error = Some(e);
-            }
+            start += len + 1;
         }
         c
     }
@@ -441,13 +428,15 @@ impl<'r, 'a> Decider<'r, 'a> {
         self.checker.agents().len()
     }
 
-    /// Decides the line `buf[..len]` (`buf` goes on to the chunk's end)
-    /// for every agent, into `each`.
+    /// Decides the line `buf[..len]` (`buf` goes on to the chunk's end),
+    /// whose URL and path are `url` ([`robofilter::next_url_line`]), for
+    /// every agent, into `each`.
     #[inline]
     fn line<'m>(
         &'m self,
         buf: &[u8],
         len: usize,
+        url: Option<(&[u8], MatchPath<'_>)>,
         c: &mut ChunkOut,
         cache: &mut HostCache<'m, 'a>,
         each: &mut [Outcome],
@@ -461,10 +450,11 @@ impl<'r, 'a> Decider<'r, 'a> {
             _ => len,
         };
         let text = &buf[..text_len];
-        let class = if text_len > self.max_url_len {
-            Line::Invalid(text)
-        } else {
-            classify_in(buf, len)
+        let class = match url {
+            _ if text_len > self.max_url_len => Line::Invalid(text),
+            Some((url, path)) => Line::Url(url, path),
+            None if text_len == 0 => Line::Empty,
+            None => Line::Invalid(text),
         };
         let (url, target) = match class {
             Line::Url(url, path) => {
