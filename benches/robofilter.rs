@@ -370,6 +370,8 @@ fn bench_corpus(c: &mut Criterion, corpus: &Corpus) {
     });
     g.finish();
 
+    bench_lines(c, corpus);
+
     let list: Vec<&[u8]> = corpus.lines().collect();
     for agent in AGENTS {
         let m = rules.matcher(agent).expect("all agents compiled");
@@ -405,6 +407,59 @@ fn bench_corpus(c: &mut Criterion, corpus: &Corpus) {
         });
         g.finish();
     }
+}
+
+/// `lines/<name>/{newline,scan_next,two_pass}`: reading a frontier's
+/// lines without deciding them. `newline` is the floor (memchr's newline
+/// search alone); `scan_next` is how `filter` reads a chunk (one pass per
+/// line finds its end and classifies it, [`robofilter::next_url_line`]);
+/// `two_pass` is the way before issue 13 (the newlines first, then
+/// [`robofilter::url_line`] on each line).
+fn bench_lines(c: &mut Criterion, corpus: &Corpus) {
+    let buf = &corpus.urls[..];
+    let urls = lines(buf)
+        .filter(|l| robofilter::url_line(l, l.len()).is_some())
+        .count();
+    let mut g = c.benchmark_group("lines");
+    g.throughput(Throughput::Bytes(buf.len() as u64));
+    g.bench_function(format!("{}/newline", corpus.name), |b| {
+        b.iter(|| memchr::memchr_iter(b'\n', black_box(buf)).count())
+    });
+    g.bench_function(format!("{}/scan_next", corpus.name), |b| {
+        b.iter(|| {
+            let (mut start, mut n) = (0, 0);
+            let buf = black_box(buf);
+            while start < buf.len() {
+                let (len, url) = robofilter::next_url_line(&buf[start..]);
+                n += usize::from(url.is_some());
+                start += len + 1;
+            }
+            assert_eq!(n, urls);
+            n
+        })
+    });
+    g.bench_function(format!("{}/two_pass", corpus.name), |b| {
+        b.iter(|| {
+            let (mut start, mut n) = (0, 0);
+            let buf = black_box(buf);
+            for nl in memchr::memchr_iter(b'\n', buf) {
+                let rest = &buf[start..];
+                n += usize::from(
+                    robofilter::url_line(rest, nl - start).is_some(),
+                );
+                start = nl + 1;
+            }
+            if start < buf.len() {
+                let rest = &buf[start..];
+                n += usize::from(
+                    robofilter::url_line(rest, rest.len()).is_some(),
+                );
+            }
+            assert_eq!(n, urls);
+            n
+        })
+    });
+    g.finish();
 }
 
 /// Paths per call of the batch API in the `walk` benchmarks.
