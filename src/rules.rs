@@ -112,11 +112,11 @@ enum Engine<'a> {
 struct DirectIndex {
     trie: PrefixIndex,
     entries: Vec<(u32, Option<Vec<u8>>)>,
-    /// Per entry, octets a matching path must contain (after the first
-    /// `*`; checked with a substring search before the full match): a
-    /// range of `required_octets`.
-    required: Vec<(u32, u32)>,
-    required_octets: Vec<u8>,
+    /// Per entry, a search for the octets a matching path must contain
+    /// (after the first `*`; checked before the full match), when there
+    /// are at least two: built once, since building a searcher costs more
+    /// than running it on one path.
+    required: Vec<Option<memchr::memmem::Finder<'static>>>,
 }
 
 /// The decision procedure for one agent, ready to decide URLs.
@@ -788,19 +788,17 @@ impl<'a> Rules<'a> {
             None => rules[*i as usize].pattern,
         });
         let trie = PrefixIndex::new(patterns.clone(), self.dialect);
-        let mut required_octets = Vec::new();
+        let mut literal = Vec::new();
         let required = patterns
             .map(|p| {
-                let start = required_octets.len();
-                let n = pattern::push_required_literal(
-                    p,
-                    self.dialect,
-                    &mut required_octets,
-                );
-                (start as u32, n as u32)
+                literal.clear();
+                pattern::push_required_literal(p, self.dialect, &mut literal);
+                (literal.len() > 1).then(|| {
+                    memchr::memmem::Finder::new(&literal).into_owned()
+                })
             })
             .collect();
-        DirectIndex { trie, entries, required, required_octets }
+        DirectIndex { trie, entries, required }
     }
 
     /// Facts about every compiled group.
@@ -1367,13 +1365,10 @@ impl<'a> Matcher<'a> {
             Some(index) => {
                 let start = self.rules.groups.get(g, 1) as usize;
                 index.trie.candidates(path, |e| {
-                    let (at, len) = index.required[e as usize];
-                    let required = &index.required_octets
-                        [at as usize..(at + len) as usize];
-                    if required.len() > 1
-                        && memchr::memmem::find(path, required).is_none()
-                    {
-                        return;
+                    if let Some(required) = &index.required[e as usize] {
+                        if required.find(path).is_none() {
+                            return;
+                        }
                     }
                     let (i, alias) = &index.entries[e as usize];
                     let rule = self.rules.rule(start + *i as usize);
