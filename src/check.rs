@@ -19,6 +19,7 @@ use crate::dialect::Dialect;
 use crate::error::{AgentError, LoadError};
 use crate::fetch::FetchStatus;
 use crate::rules::{Matcher, Reason, RuleInfo, Rules, is_rfc9309_robots_txt};
+use crate::shard::shard_of_key;
 use crate::url::{MatchPath, NoHostKey, url_authority, url_host_key};
 use crate::verdict::{RuleKind, Verdict};
 
@@ -231,23 +232,59 @@ impl<'a> Members<'a> {
 /// registers (see [`Target`]).
 #[derive(Clone, Debug)]
 pub struct MemberError {
-    inner: Box<(usize, String)>,
+    inner: Box<MemberErrorInner>,
+}
+
+#[derive(Clone, Debug)]
+struct MemberErrorInner {
+    shard: Option<usize>,
+    member: Option<usize>,
+    message: String,
 }
 
 impl MemberError {
     fn new(member: usize, message: String) -> MemberError {
-        MemberError { inner: Box::new((member, message)) }
+        let inner =
+            MemberErrorInner { shard: None, member: Some(member), message };
+        MemberError { inner: Box::new(inner) }
     }
 
-    /// The member's index in the bundle.
-    pub fn member(&self) -> usize {
-        self.inner.0
+    /// The error of shard `shard` that could not be opened.
+    fn shard(shard: usize, message: String) -> MemberError {
+        let inner =
+            MemberErrorInner { shard: Some(shard), member: None, message };
+        MemberError { inner: Box::new(inner) }
+    }
+
+    /// This error, which happened in shard `shard`.
+    fn in_shard(mut self, shard: usize) -> MemberError {
+        self.inner.shard = Some(shard);
+        self
+    }
+
+    /// The member's index in its bundle (`None`: a shard could not be
+    /// opened).
+    pub fn member(&self) -> Option<usize> {
+        self.inner.member
+    }
+
+    /// The shard, for a sharded bundle ([`UrlChecker::shards`]).
+    pub fn shard_index(&self) -> Option<usize> {
+        self.inner.shard
     }
 }
 
 impl core::fmt::Display for MemberError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "member {}: {}", self.inner.0, self.inner.1)
+        let MemberErrorInner { shard, member, message } = &*self.inner;
+        match (shard, member) {
+            (Some(s), Some(m)) => {
+                write!(f, "shard {s}, member {m}: {message}")
+            }
+            (Some(s), None) => write!(f, "shard {s}: {message}"),
+            (None, Some(m)) => write!(f, "member {m}: {message}"),
+            (None, None) => f.write_str(message),
+        }
     }
 }
 
@@ -417,6 +454,27 @@ enum Scope<'a> {
         /// The agents' matchers per member, built on first use.
         matchers: Vec<OnceLock<Result<Matchers<'a>, MemberError>>>,
     },
+    Shards {
+        dialect: Dialect,
+        open: Opener<'a>,
+        /// Per shard, a checker of its bundle, built on first use.
+        shards: Vec<OnceLock<Result<UrlChecker<'a>, MemberError>>>,
+    },
+}
+
+/// Opens shard `i` of a sharded bundle ([`UrlChecker::shards`]): its
+/// bundle and members. The caller does the I/O; its error names the file.
+pub type ShardOpener<'a> = dyn Fn(usize) -> Result<(Bundle<'a>, Arc<Members<'a>>), String>
+    + Sync
+    + 'a;
+
+/// A [`ShardOpener`], debug-printed by name.
+struct Opener<'a>(&'a ShardOpener<'a>);
+
+impl core::fmt::Debug for Opener<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("ShardOpener")
+    }
 }
 
 /// Decides whole URL lines for one or more agents.
@@ -494,6 +552,62 @@ impl<'a> UrlChecker<'a> {
         Ok(checker)
     }
 
+    /// A checker that decides each URL by its host's entry in one of
+    /// `count` bundles, the *shards* of a bundle split by host: a host's
+    /// shard is [`shard_of_key`] of its bundle host key. `open` gives
+    /// shard `i`'s bundle and members the first time a URL of one of its
+    /// hosts is decided, so shards no URL needs are never opened; each
+    /// opened shard must be of `dialect` and compiled for `agents`. The
+    /// verdicts are exactly those of one bundle holding every shard's
+    /// hosts.
+    ///
+    /// # Panics
+    ///
+    /// If `count` is 0.
+    pub fn shards(
+        count: usize,
+        dialect: Dialect,
+        open: &'a ShardOpener<'a>,
+        agents: &[&str],
+    ) -> UrlChecker<'a> {
+        assert!(count > 0, "a sharded bundle has at least one shard");
+        UrlChecker {
+            scope: Scope::Shards {
+                dialect,
+                open: Opener(open),
+                shards: (0..count).map(|_| OnceLock::new()).collect(),
+            },
+            agents: agents.iter().map(|a| a.to_string()).collect(),
+        }
+    }
+
+    /// The checker of shard `s`, opened on first use.
+    fn shard(&self, s: usize) -> Result<&UrlChecker<'a>, MemberError> {
+        let Scope::Shards { dialect, open, shards } = &self.scope else {
+            unreachable!("only a sharded bundle has shards")
+        };
+        shards[s]
+            .get_or_init(|| {
+                let (bundle, members) =
+                    (open.0)(s).map_err(|e| MemberError::shard(s, e))?;
+                if bundle.dialect() != *dialect {
+                    return Err(MemberError::shard(
+                        s,
+                        format!(
+                            "its dialect is {}, the other shards' {dialect}",
+                            bundle.dialect()
+                        ),
+                    ));
+                }
+                let agents: Vec<&str> =
+                    self.agents.iter().map(String::as_str).collect();
+                UrlChecker::bundle(&bundle, members, &agents)
+                    .map_err(|e| e.in_shard(s))
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
     /// The agents, in the order their outcomes are given.
     pub fn agents(&self) -> &[String] {
         &self.agents
@@ -529,6 +643,7 @@ impl<'a> UrlChecker<'a> {
         let bundle = match &self.scope {
             Scope::Single(ms) => return Ok(Target::Rules(ms)),
             Scope::Hosts { bundle, .. } => bundle,
+            Scope::Shards { .. } => return self.shard_target(url, cache),
         };
         match url_host_key(url, &mut cache.key) {
             Ok(()) => {}
@@ -538,6 +653,38 @@ impl<'a> UrlChecker<'a> {
         // Per host, cached; then the per-URL exception.
         let target = self.host_target(bundle, cache)?;
         Ok(target.for_url(bundle.dialect(), url))
+    }
+
+    /// [`UrlChecker::target`] for a sharded bundle: the host key, then
+    /// its shard's entry (the cache holds the last host's target, whose
+    /// shard the key tells).
+    #[inline(never)]
+    fn shard_target<'m>(
+        &'m self,
+        url: &[u8],
+        cache: &mut HostCache<'m, 'a>,
+    ) -> Result<Target<'m, 'a>, MemberError> {
+        let Scope::Shards { dialect, shards, .. } = &self.scope else {
+            unreachable!("only a sharded bundle has shards")
+        };
+        match url_host_key(url, &mut cache.key) {
+            Ok(()) => {}
+            Err(NoHostKey::Missing) => return Ok(Target::Unknown),
+            Err(NoHostKey::Ambiguous) => return Ok(Target::Ambiguous),
+        }
+        if let Some(t) = cache.last {
+            if cache.key == cache.last_key {
+                return Ok(t.for_url(*dialect, url));
+            }
+        }
+        let s = shard_of_key(&cache.key, shards.len() as u32) as usize;
+        let inner = self.shard(s)?;
+        let Scope::Hosts { bundle, .. } = &inner.scope else {
+            unreachable!("a shard is a bundle")
+        };
+        let target =
+            inner.host_target(bundle, cache).map_err(|e| e.in_shard(s))?;
+        Ok(target.for_url(*dialect, url))
     }
 
     /// The target of the host whose key is in `cache.key`.

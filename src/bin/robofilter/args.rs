@@ -131,6 +131,16 @@ pub enum Command {
     /// all|disallow all`), or with --host, that host's rules in full.
     #[command(after_help = EXIT_CODES)]
     Inspect(InspectArgs),
+    /// Print the shard of each URL's or host's host key, as `compile
+    /// --shards N` places hosts.
+    ///
+    /// Reads lines (files or stdin; plain, gzip or zstd) holding a URL (or
+    /// a frontier line: a URL, a TAB and fields) or a host (`example.com`,
+    /// `example.com:8080`), and prints `SHARD<TAB>LINE` for each, in order;
+    /// SHARD is `-` for a line without a host key. The shard of a host key
+    /// is XXH3-64 (seed 0) of its octets, mod N.
+    #[command(after_help = EXIT_CODES)]
+    Shard(ShardArgs),
     /// Print the man page or a shell's completion script (to stdout).
     ///
     /// `robofilter generate man > robofilter.1`, `robofilter generate
@@ -250,6 +260,14 @@ pub struct CompileArgs {
     /// reporting it and recording its host as unreadable.
     #[arg(long)]
     pub strict: bool,
+    /// Bundles: write N bundles into a new directory OUTPUT (each holding
+    /// the hosts whose shard, XXH3-64 of the host key mod N, is its
+    /// number) and an `index.json` naming them; `filter`, `check`,
+    /// `explain` and `inspect` take the directory wherever they take a
+    /// bundle.
+    #[arg(long, value_name = "N", conflicts_with = "robots",
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::shards::MAX_SHARDS)))]
+    pub shards: Option<u32>,
     /// The rules file or bundle to write (`-`: stdout). A regular file is
     /// replaced atomically and keeps its permissions; through a symbolic
     /// link, the link's target is replaced; a FIFO or device is written in
@@ -342,6 +360,21 @@ pub struct ExplainArgs {
     /// The URLs to explain.
     #[arg(value_name = "URL", required = true)]
     pub urls: Vec<OsString>,
+}
+
+/// `robofilter shard`.
+#[derive(Debug, Args)]
+pub struct ShardArgs {
+    /// The number of shards.
+    #[arg(long, value_name = "N", required = true,
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::shards::MAX_SHARDS)))]
+    pub shards: u32,
+    /// Where to write (`-`: stdout, the default).
+    #[arg(short, long, value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// The input files (`-` or none: stdin).
+    #[arg(value_name = "FILE")]
+    pub inputs: Vec<PathBuf>,
 }
 
 /// `robofilter inspect`.

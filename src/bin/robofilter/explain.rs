@@ -103,14 +103,17 @@ fn why(
 }
 
 /// Runs `f` with the checker of `path` (a robots.txt, compiled in memory,
-/// a rules file or a bundle) for `agents`: what `check` and `explain`
-/// share.
+/// a rules file, a bundle or a shard directory) for `agents`: what `check`
+/// and `explain` share.
 fn with_checker<T>(
     path: &std::path::Path,
     dialect: Option<robofilter::Dialect>,
     agents: &[String],
     f: impl for<'a> FnOnce(&UrlChecker<'a>) -> Result<T>,
 ) -> Result<T> {
+    if crate::shards::ShardIndex::is_dir(path) {
+        return crate::shards::with_checker(path, agents, f);
+    }
     let config = agents.iter().fold(Config::new(), |c, a| c.agent(a));
     let bytes = files::rules_or_robots(path, dialect, config)?;
     let compiled = Compiled::load(&bytes, path)?;

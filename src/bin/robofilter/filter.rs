@@ -35,6 +35,7 @@ use robofilter::{
 use crate::args::{Emit, FilterArgs};
 use crate::explain::escape_tail;
 use crate::files::{self, Compiled, Output};
+use crate::shards::{self, ShardIndex};
 
 /// The target chunk length; a chunk extends to the end of its last line.
 const CHUNK_LEN: usize = 1 << 20;
@@ -54,7 +55,7 @@ pub fn run(args: FilterArgs) -> Result<()> {
     let paths = if args.inputs.is_empty() {
         vec![PathBuf::from("-")]
     } else {
-        args.inputs
+        args.inputs.clone()
     };
     if files::is_stdin(&args.rules) && paths.iter().any(|p| files::is_stdin(p))
     {
@@ -90,6 +91,13 @@ pub fn run(args: FilterArgs) -> Result<()> {
         .build_global()
         .context("cannot start the worker threads")?;
 
+    let rules_name = files::display(&args.rules);
+    // A shard directory: each shard when a URL first needs it.
+    if ShardIndex::is_dir(&args.rules) {
+        return shards::with_checker(&args.rules, &args.agent, |checker| {
+            decide(checker, &rules_name, &args, &paths, out, threads, start)
+        });
+    }
     // A bundle file: its index now, each member when first used. Anything
     // else (a rules file, stdin): read whole.
     const WHAT: &str = "rules file or bundle";
@@ -98,7 +106,6 @@ pub fn run(args: FilterArgs) -> Result<()> {
         Some(_) => files::Bytes::default(),
         None => files::read_owned(&args.rules, WHAT)?,
     };
-    let rules_name = files::display(&args.rules);
     // A single rules file applies to every URL; a bundle has per-host
     // rules. Both are loaded here, so that the scope can borrow them.
     let compiled = match &lazy {
@@ -132,7 +139,19 @@ pub fn run(args: FilterArgs) -> Result<()> {
         }
         _ => unreachable!("one of them is loaded"),
     };
+    decide(&checker, &rules_name, &args, &paths, out, threads, start)
+}
 
+/// Decides every line of the inputs `paths` with `checker` into `out`.
+fn decide(
+    checker: &UrlChecker<'_>,
+    rules_name: &str,
+    args: &FilterArgs,
+    paths: &[PathBuf],
+    out: Output,
+    threads: usize,
+    start: Instant,
+) -> Result<()> {
     // Open every input before writing anything, so that a bad
     // path fails the run before any output.
     let inputs: Vec<Input> =
@@ -141,7 +160,7 @@ pub fn run(args: FilterArgs) -> Result<()> {
 
     let decider = Decider {
         checker,
-        name: &rules_name,
+        name: rules_name,
         emit: args.emit,
         json: args.json,
         explain: args.explain,
@@ -203,7 +222,7 @@ fn progress_bar(inputs: &[Input]) -> Option<ProgressBar> {
 /// SIGBUS, and reading costs no more CPU here (see BENCHMARKS.md). Regular
 /// files are closed after the check and opened again when their turn
 /// comes, so that many inputs do not each hold a descriptor (EMFILE).
-enum Input {
+pub enum Input {
     /// Stdin, a pipe or a FIFO (decompressed if need be), kept open.
     Stream(Box<dyn Read>),
     /// A regular file; its length if it is plain (for the progress bar).
@@ -211,7 +230,8 @@ enum Input {
 }
 
 impl Input {
-    fn open(path: &Path) -> Result<Input> {
+    /// Opens `path` (`-`: stdin), telling its compression.
+    pub fn open(path: &Path) -> Result<Input> {
         const WHAT: &str = "URL list";
         let name = files::display(path);
         if files::is_stdin(path) {
@@ -243,7 +263,7 @@ impl Input {
     }
 
     /// The input's octets, decompressed: a regular file is opened again.
-    fn into_reader(self, path: &Path) -> Result<Box<dyn Read>> {
+    pub fn into_reader(self, path: &Path) -> Result<Box<dyn Read>> {
         match self {
             Input::Stream(r) => Ok(r),
             Input::File { .. } => {
@@ -351,7 +371,7 @@ fn classify(line: &[u8]) -> Line<'_> {
 /// Decides chunks; shared by the worker threads.
 struct Decider<'r, 'a> {
     /// Decides for every agent, in the order given.
-    checker: UrlChecker<'a>,
+    checker: &'r UrlChecker<'a>,
     /// The rules file's name, for messages.
     name: &'r str,
     emit: Emit,
@@ -1101,8 +1121,9 @@ mod tests {
         let bytes = robofilter::Compiler::new().compile(robots).unwrap();
         let bytes = robofilter::AlignedBytes::from(&bytes[..]);
         let rules = robofilter::Rules::from_bytes(bytes.as_bytes()).unwrap();
+        let checker = UrlChecker::rules(&rules, agents).unwrap();
         let decider = Decider {
-            checker: UrlChecker::rules(&rules, agents).unwrap(),
+            checker: &checker,
             name: "rules",
             emit: Emit::All,
             json: false,

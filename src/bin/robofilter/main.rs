@@ -19,6 +19,7 @@ mod explain;
 mod files;
 mod filter;
 mod inspect;
+mod shards;
 mod sources;
 
 use std::io::{self, Write};
@@ -75,6 +76,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Filter(a) => filter::run(a),
         Command::Explain(a) => explain::explain(a),
         Command::Inspect(a) => inspect::run(a),
+        Command::Shard(a) => shards::run(a),
         Command::Generate(a) => generate(a.what),
     }
 }
