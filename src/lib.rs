@@ -138,7 +138,7 @@ pub use crate::rules::{
     GroupSource, Matcher, OtherRecord, Reason, Record, RuleInfo, Rules,
 };
 pub use crate::shard::{
-    HOST_HASH_NAME, host_hash64, shard_of_key, shard_of_url,
+    HOST_HASH_NAME, host_hash64, shard_of_key, shard_of_line, shard_of_url,
 };
 pub use crate::url::{
     MatchPath, NoHostKey, normalize_host, scheme_len, url_authority,

@@ -336,6 +336,18 @@ enum Urls<'c> {
 }
 
 impl<'c> Urls<'c> {
+    /// Value `i`'s octets.
+    fn value(&self, i: usize) -> &'c [u8] {
+        match self {
+            Urls::Utf8(a) => a.value(i).as_bytes(),
+            Urls::LargeUtf8(a) => a.value(i).as_bytes(),
+            Urls::Utf8View(a) => a.value(i).as_bytes(),
+            Urls::Binary(a) => a.value(i),
+            Urls::LargeBinary(a) => a.value(i),
+            Urls::BinaryView(a) => a.value(i),
+        }
+    }
+
     fn of(array: &'c dyn Array) -> PyResult<Urls<'c>> {
         let any = array.as_any();
         let urls = match array.data_type() {
@@ -1134,10 +1146,64 @@ fn save(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     result
 }
 
+/// The shard (0-based) of each URL's or host's host key among `shards`,
+/// as `robofilter compile --shards` places hosts and `robofilter shard`
+/// prints it: XXH3-64 (seed 0) of the bundle host key, mod `shards`. A
+/// line is a URL (or frontier line: the URL up to its first TAB) or a host
+/// name (`Example.com`, `example.com:8080`).
+///
+/// For one `str`/`bytes`: an `int`, or `None` if it names no host. For an
+/// Arrow string or binary array (or chunked array, or a sequence): a
+/// pyarrow `uint32` array, null where the input is null or names no host.
+#[pyfunction]
+fn shard_of<'py>(
+    py: Python<'py>,
+    urls: &Bound<'py, PyAny>,
+    shards: u32,
+) -> PyResult<Bound<'py, PyAny>> {
+    if shards == 0 {
+        return Err(PyValueError::new_err("shards must be at least 1"));
+    }
+    let mut key = Vec::new();
+    if urls.is_instance_of::<PyString>() || urls.is_instance_of::<PyBytes>() {
+        let line = text_or_bytes(urls, "urls")?;
+        let line = line.strip_suffix(b"\r").unwrap_or(&line);
+        let shard = robofilter::shard_of_line(line, shards, &mut key);
+        return Ok(shard.into_pyobject(py)?.into_any());
+    }
+    let chunks: Vec<ArrayRef> = if urls.hasattr("__arrow_c_array__")? {
+        vec![urls.extract::<PyArray>()?.into_inner().0]
+    } else if urls.hasattr("__arrow_c_stream__")? {
+        urls.extract::<PyChunkedArray>()?.into_inner().0
+    } else {
+        vec![Arc::new(sequence_urls(urls)?)]
+    };
+    let mut out = arrow_array::builder::UInt32Builder::new();
+    for chunk in &chunks {
+        let text = Urls::of(chunk.as_ref())?;
+        for i in 0..chunk.len() {
+            if chunk.is_null(i) {
+                out.append_null();
+                continue;
+            }
+            let line = text.value(i);
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            out.append_option(robofilter::shard_of_line(
+                line, shards, &mut key,
+            ));
+        }
+    }
+    let array: ArrayRef = Arc::new(out.finish());
+    let field = Arc::new(Field::new("shard", DataType::UInt32, true));
+    let out: Py<PyAny> = PyArray::new(array, field).to_pyarrow(py)?.unbind();
+    Ok(out.into_bound(py))
+}
+
 #[pymodule]
 fn _robofilter(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyRules>()?;
     m.add_class::<VerdictBatches>()?;
+    m.add_function(wrap_pyfunction!(shard_of, m)?)?;
     m.add("RobofilterError", m.py().get_type::<RobofilterError>())?;
     m.add("VERDICTS", PyList::new(m.py(), VERDICTS)?)?;
     Ok(())

@@ -419,7 +419,9 @@ pub fn run(args: ShardArgs) -> Result<()> {
             number += 1;
             lines += 1;
             let text = line.strip_suffix(b"\r").unwrap_or(&line);
-            match whole.then(|| shard_of_line(text, args.shards, &mut key)) {
+            match whole.then(|| {
+                robofilter::shard_of_line(text, args.shards, &mut key)
+            }) {
                 Some(Some(s)) => write!(out, "{s}\t")?,
                 _ => {
                     keyless += 1;
@@ -452,18 +454,6 @@ pub fn run(args: ShardArgs) -> Result<()> {
 
 /// Lines longer than this have no shard (`-`) and are passed through.
 const MAX_LINE_LEN: usize = 64 << 10;
-
-/// The shard of a line's host key: the URL's (the text up to its first
-/// TAB, if it starts with `scheme://`), or the host's.
-fn shard_of_line(text: &[u8], shards: u32, key: &mut Vec<u8>) -> Option<u32> {
-    let first = text.split(|&b| b == b'\t').next().unwrap_or_default();
-    if robofilter::scheme_len(first).is_some() {
-        return robofilter::shard_of_url(first, shards, key).ok();
-    }
-    let host = std::str::from_utf8(first).ok()?;
-    let host = robofilter::normalize_host(host).ok()?;
-    Some(robofilter::shard_of_key(host.as_bytes(), shards))
-}
 
 /// Reads one line (without its `\n`) into `line`, at most `cap` octets:
 /// `None` at the end of the input, `Some(false)` if the line goes on past
