@@ -294,7 +294,8 @@ pub enum Emit {
 /// `robofilter filter`.
 #[derive(Debug, Args)]
 pub struct FilterArgs {
-    /// The rules file (from `robofilter compile`).
+    /// The rules file, bundle or shard directory (from `robofilter
+    /// compile`).
     #[arg(value_name = "RULES")]
     pub rules: PathBuf,
     /// The crawler's product token (e.g. `Googlebot`); repeat for several
@@ -345,8 +346,8 @@ pub struct FilterArgs {
 /// `robofilter explain`.
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
-    /// A rules file or a robots.txt (`-`: stdin), told apart by the rules
-    /// file's magic bytes.
+    /// A rules file, bundle, shard directory or robots.txt (`-`: stdin),
+    /// told apart by the compiled files' magic bytes.
     #[arg(value_name = "RULES|ROBOTS_TXT")]
     pub file: PathBuf,
     /// The crawler's product token (e.g. `Googlebot`); repeat for several
@@ -380,7 +381,7 @@ pub struct ShardArgs {
 /// `robofilter inspect`.
 #[derive(Debug, Args)]
 pub struct InspectArgs {
-    /// A robots.txt or a rules file (`-`: stdin).
+    /// A robots.txt, rules file, bundle or shard directory (`-`: stdin).
     #[arg(value_name = "ROBOTS_TXT|RULES")]
     pub file: PathBuf,
     /// The dialect for a robots.txt [default: rfc9309]; a rules file
