@@ -278,26 +278,43 @@ def _read_index(shard_dir: str) -> dict:
     return index
 
 
+# The shard a Python worker holds: only the last one loaded, since each
+# shard has one task (a worker that ran another shard's task before has
+# no use for that one, and keeping every shard it met would grow with the
+# job).
+_last_shard: dict[str, Rules] = {}
+
+
 def _shard(shard_dir: str, index: dict, i: int) -> Rules:
-    """Shard ``i``, loaded once per Python process: memory-mapped from a
-    local path, or copied to local disk first from any other file system
-    ``pyarrow.fs`` reads. Its length must be the index's."""
+    """Shard ``i``, memory-mapped from a local path, or copied to local
+    disk first from any other file system ``pyarrow.fs`` reads; the
+    previous shard this process held is dropped (unmapped, its copy
+    removed). Its length must be the index's."""
     f = index["files"][i]
     path = _join(shard_dir, f["name"])
     with _lock:
-        rules = _loaded.get(path)
+        rules = _last_shard.get(path)
         if rules is not None:
             return rules
+        for old in list(_last_shard):
+            del _last_shard[old]
         local = _local_path(path)
-        if local is None:
+        copied = local is None
+        if copied:
             local = _copy_to_local(path, f["name"])
         size = os.path.getsize(local)
         if size != f["length"]:
             raise ValueError(
                 f"shard '{path}' is {size} octets, its index says "
                 f"{f['length']}: it is not this build's shard")
-        rules = Rules.load(local)
-        _loaded[path] = rules
+        if copied:
+            # Read whole: the copy can then go at once.
+            with open(local, "rb") as fh:
+                rules = Rules.from_bytes(fh.read())
+            os.remove(local)
+        else:
+            rules = Rules.load(local)
+        _last_shard[path] = rules
         return rules
 
 
