@@ -86,32 +86,12 @@ def filter_frontier(
     from pyspark import SparkFiles
     from pyspark.sql.types import StringType, StructField, StructType
 
-    if isinstance(agent, str) and verdict_col in df.columns:
-        raise ValueError(
-            f"the DataFrame already has a column '{verdict_col}' (pass "
-            f"verdict_col= to name the verdicts otherwise)"
-        )
-    if url_col not in df.columns:
-        raise ValueError(
-            f"the DataFrame has no column '{url_col}' (its columns: "
-            f"{', '.join(df.columns)}); pass url_col="
-        )
+    names = _verdict_names(df, agent, url_col, verdict_col)
     # Fail on the driver, with the CLI's message, before shipping anything
     # (an unknown agent; for a list, also an agent named twice or none).
     Rules.load(rules_path).filter_batches(
         iter(()), agent, url_col, verdict_column=verdict_col
     )
-    if isinstance(agent, str):
-        names = [verdict_col]
-    else:
-        names = [f"{verdict_col}_{a}" for a in agent]
-        have = {c.lower() for c in df.columns}
-        for name in names:
-            if name.lower() in have:
-                raise ValueError(
-                    f"the DataFrame already has a column '{name}' (pass "
-                    f"verdict_col= to name the verdict columns otherwise)"
-                )
     spark = df.sparkSession
     spark.sparkContext.addFile(os.path.abspath(rules_path))
     name = os.path.basename(rules_path)
@@ -169,20 +149,7 @@ def filter_sharded(
 
     index = _read_index(shard_dir)
     n = int(index["shards"])
-    if url_col not in df.columns:
-        raise ValueError(
-            f"the DataFrame has no column '{url_col}' (its columns: "
-            f"{', '.join(df.columns)}); pass url_col="
-        )
-    names = [verdict_col] if isinstance(agent, str) else [
-        f"{verdict_col}_{a}" for a in agent]
-    have = {c.lower() for c in df.columns}
-    for name in names:
-        if name.lower() in have:
-            raise ValueError(
-                f"the DataFrame already has a column '{name}' (pass "
-                f"verdict_col= to name the verdict columns otherwise)"
-            )
+    names = _verdict_names(df, agent, url_col, verdict_col)
     # Fail on the driver, with the CLI's message, before any task runs (an
     # agent the shards were not compiled for, one named twice, none).
     _shard(shard_dir, index, 0).filter_batches(
@@ -236,6 +203,32 @@ def filter_sharded(
                 )
 
     return parted.mapInArrow(run, schema)
+
+
+def _verdict_names(
+    df: DataFrame, agent: str | Sequence[str], url_col: str, verdict_col: str
+) -> list[str]:
+    """The verdict columns to add (``verdict_col``, or one
+    ``f"{verdict_col}_{agent}"`` per agent of a list), after checking that
+    ``df`` has ``url_col`` and none of them (compared case-insensitively,
+    as Spark compares column names)."""
+    if url_col not in df.columns:
+        raise ValueError(
+            f"the DataFrame has no column '{url_col}' (its columns: "
+            f"{', '.join(df.columns)}); pass url_col="
+        )
+    if isinstance(agent, str):
+        names = [verdict_col]
+    else:
+        names = [f"{verdict_col}_{a}" for a in agent]
+    have = {c.lower() for c in df.columns}
+    for name in names:
+        if name.lower() in have:
+            raise ValueError(
+                f"the DataFrame already has a column '{name}' (pass "
+                f"verdict_col= to name the verdict columns otherwise)"
+            )
+    return names
 
 
 def _partition_keys(spark: SparkSession, n: int) -> list[int]:

@@ -506,6 +506,18 @@ fn thread_count(threads: usize) -> usize {
     }
 }
 
+/// The URLs of a bulk call as Arrow arrays: an array (read in place), a
+/// chunked array (its chunks), or a sequence of `str`/`bytes`/`None`.
+fn url_chunks(urls: &Bound<'_, PyAny>) -> PyResult<Vec<ArrayRef>> {
+    Ok(if urls.hasattr("__arrow_c_array__")? {
+        vec![urls.extract::<PyArray>()?.into_inner().0]
+    } else if urls.hasattr("__arrow_c_stream__")? {
+        urls.extract::<PyChunkedArray>()?.into_inner().0
+    } else {
+        vec![Arc::new(sequence_urls(urls)?)]
+    })
+}
+
 /// URLs given as a Python list (or other sequence) of `str`, `bytes` or
 /// `None`, copied into one binary array.
 fn sequence_urls(urls: &Bound<'_, PyAny>) -> PyResult<BinaryArray> {
@@ -811,13 +823,7 @@ impl PyRules {
         threads: usize,
     ) -> PyResult<Bound<'py, PyAny>> {
         let agents = AgentsArg::of(agent)?;
-        let chunks: Vec<ArrayRef> = if urls.hasattr("__arrow_c_array__")? {
-            vec![urls.extract::<PyArray>()?.into_inner().0]
-        } else if urls.hasattr("__arrow_c_stream__")? {
-            urls.extract::<PyChunkedArray>()?.into_inner().0
-        } else {
-            vec![Arc::new(sequence_urls(urls)?)]
-        };
+        let chunks = url_chunks(urls)?;
         let threads = thread_count(threads);
         // Per chunk, one array per agent.
         let arrays = self.with_checker(&agents.agents, |checker| {
@@ -1171,13 +1177,7 @@ fn shard_of<'py>(
         let shard = robofilter::shard_of_line(line, shards, &mut key);
         return Ok(shard.into_pyobject(py)?.into_any());
     }
-    let chunks: Vec<ArrayRef> = if urls.hasattr("__arrow_c_array__")? {
-        vec![urls.extract::<PyArray>()?.into_inner().0]
-    } else if urls.hasattr("__arrow_c_stream__")? {
-        urls.extract::<PyChunkedArray>()?.into_inner().0
-    } else {
-        vec![Arc::new(sequence_urls(urls)?)]
-    };
+    let chunks = url_chunks(urls)?;
     let mut out = arrow_array::builder::UInt32Builder::new();
     for chunk in &chunks {
         let text = Urls::of(chunk.as_ref())?;

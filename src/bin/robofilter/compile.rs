@@ -179,23 +179,10 @@ fn bundle(
     start: Instant,
 ) -> Result<()> {
     let dialect = config.get_dialect();
-    let mut builder = BundleBuilder::new(config);
-    for s in sources {
-        builder.add(&s.host, s.fetch).with_context(|| s.origin.clone())?;
-    }
-    let bytes = builder.finish().context("cannot build the bundle")?;
-    let bytes = AlignedBytes::from(&bytes[..]);
+    let mut engines = EngineCounts::default();
+    let bytes = build_bundle(sources, config, &mut engines)?;
     let bundle = Bundle::from_bytes(bytes.as_bytes())
         .context("internal error: the bundle does not load")?;
-    // Check every member once: the self-check `filter` would otherwise do
-    // lazily, and the facts for the summary.
-    let mut engines = EngineCounts::default();
-    for m in 0..bundle.member_len() {
-        let rules = bundle
-            .member(m)
-            .context("internal error: a bundle member does not load")?;
-        engines.add(&rules);
-    }
     write(out, bytes.as_bytes())?;
 
     let (mut rules, mut allow, mut disallow) = (0, 0, 0);
@@ -230,6 +217,31 @@ fn bundle(
     Ok(())
 }
 
+/// Compiles `sources` into a bundle and loads every member once (the
+/// self-check `filter` would otherwise do lazily), counting the groups by
+/// engine into `engines` for the summary.
+fn build_bundle(
+    sources: Vec<HostSource>,
+    config: Config,
+    engines: &mut EngineCounts,
+) -> Result<AlignedBytes> {
+    let mut builder = BundleBuilder::new(config);
+    for s in sources {
+        builder.add(&s.host, s.fetch).with_context(|| s.origin.clone())?;
+    }
+    let bytes = builder.finish().context("cannot build the bundle")?;
+    let bytes = AlignedBytes::from(&bytes[..]);
+    let bundle = Bundle::from_bytes(bytes.as_bytes())
+        .context("internal error: the bundle does not load")?;
+    for m in 0..bundle.member_len() {
+        let rules = bundle
+            .member(m)
+            .context("internal error: a bundle member does not load")?;
+        engines.add(&rules);
+    }
+    Ok(bytes)
+}
+
 /// Compiles many hosts into `n` bundles, each holding the hosts of one
 /// shard, and the `index.json` that names them, in a new directory.
 fn sharded(
@@ -254,20 +266,9 @@ fn sharded(
     let (mut engines, mut hosts, mut members) =
         (EngineCounts::default(), 0, 0);
     for (i, part) in parts.into_iter().enumerate() {
-        let mut builder = BundleBuilder::new(config.clone());
-        for s in part {
-            builder.add(&s.host, s.fetch).with_context(|| s.origin.clone())?;
-        }
-        let bytes = builder.finish().context("cannot build the bundle")?;
-        let bytes = AlignedBytes::from(&bytes[..]);
+        let bytes = build_bundle(part, config.clone(), &mut engines)?;
         let bundle = Bundle::from_bytes(bytes.as_bytes())
             .context("internal error: a shard does not load")?;
-        for m in 0..bundle.member_len() {
-            let rules = bundle
-                .member(m)
-                .context("internal error: a bundle member does not load")?;
-            engines.add(&rules);
-        }
         hosts += bundle.host_len() as u64;
         members += bundle.member_len();
         let name = shards::shard_name(i as u32, n);

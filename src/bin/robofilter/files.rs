@@ -638,6 +638,18 @@ fn resolve_links(path: &Path) -> Result<PathBuf> {
     bail!("output '{}': too many levels of symbolic links", path.display())
 }
 
+/// The name of a temporary output beside `name`: `.NAME.XXXXXX` and this
+/// suffix, so that it is hidden and tells what left it.
+pub const TEMP_SUFFIX: &str = ".robofilter-tmp";
+
+/// `.NAME.`: how a temporary output beside `name` starts.
+pub fn temp_prefix(name: &std::ffi::OsStr) -> std::ffi::OsString {
+    let mut prefix = std::ffi::OsString::from(".");
+    prefix.push(name);
+    prefix.push(".");
+    prefix
+}
+
 /// Creates the temporary file beside `target` (registered for removal on
 /// a signal), with the permissions (and, where allowed, the owner and
 /// group) of `existing` if there is a file to replace, else those a new
@@ -654,11 +666,9 @@ fn temp_file(
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let mut prefix = std::ffi::OsString::from(".");
-    prefix.push(name);
-    prefix.push(".");
+    let prefix = temp_prefix(name);
     let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).suffix(".robofilter-tmp");
+    builder.prefix(&prefix).suffix(TEMP_SUFFIX);
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

@@ -342,17 +342,18 @@ fn inspect_shards(args: &InspectArgs, want: Option<Dialect>) -> Result<()> {
         print_summary(&mut out, &args.agent, &counts, hosts)?;
     }
     out.finish()?;
-    if let Some(first) = damaged.first() {
-        bail!(
-            "shard directory '{name}': {} damaged ({first}); compile it again",
-            if damaged.len() == 1 {
-                "1 host's rules are".to_string()
-            } else {
-                format!("{} hosts' rules are", damaged.len())
-            }
-        );
-    }
-    Ok(())
+    any_damaged(&format!("shard directory '{name}'"), &damaged)
+}
+
+/// Fails, naming `what` and the first of them, if hosts' rules are
+/// `damaged`.
+fn any_damaged(what: &str, damaged: &[String]) -> Result<()> {
+    let Some(first) = damaged.first() else { return Ok(()) };
+    let hosts = match damaged.len() {
+        1 => "1 host's rules are".to_string(),
+        n => format!("{n} hosts' rules are"),
+    };
+    bail!("{what}: {hosts} damaged ({first}); compile it again")
 }
 
 /// `--json` and `--summary`: the agents are checked first (as `filter`
@@ -405,17 +406,7 @@ fn run_json(
         print_summary(&mut out, &args.agent, &counts, bundle.host_len())?;
     }
     out.finish()?;
-    if let Some(first) = damaged.first() {
-        bail!(
-            "bundle '{name}': {} damaged ({first}); compile the bundle again",
-            if damaged.len() == 1 {
-                "1 host's rules are".to_string()
-            } else {
-                format!("{} hosts' rules are", damaged.len())
-            }
-        );
-    }
-    Ok(())
+    any_damaged(&format!("bundle '{name}'"), &damaged)
 }
 
 /// `--json` and `--summary` over the hosts of `bundle`: one object per

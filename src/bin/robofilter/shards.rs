@@ -227,13 +227,11 @@ impl AtomicDir {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
-        let mut prefix = std::ffi::OsString::from(".");
-        prefix.push(name);
-        prefix.push(".");
+        let prefix = files::temp_prefix(name);
         let temp = files::registered_temp(|| {
             tempfile::Builder::new()
                 .prefix(&prefix)
-                .suffix(".robofilter-tmp")
+                .suffix(files::TEMP_SUFFIX)
                 .tempdir_in(parent)
                 .map(|t| {
                     let path = t.path().to_path_buf();
