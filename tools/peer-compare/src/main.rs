@@ -221,6 +221,7 @@ fn run(args: &mut Args, command: &str) -> Result<(), String> {
         }
     }
     let args = &*args;
+    let load_before = load_average();
     if args.smoke {
         smoke_sample(args, &mut report)?;
     }
@@ -242,8 +243,20 @@ fn run(args: &mut Args, command: &str) -> Result<(), String> {
         }
         None => shared(args, &archive, &url_list, &mut report)?,
     }
+    report.notes.push(format!(
+        "load average (1/5/15 min, /proc/loadavg): {load_before} before, {} \
+         after",
+        load_average()
+    ));
     report.print(args, command);
     Ok(())
+}
+
+/// The 1, 5 and 15 minute load averages, as /proc/loadavg gives them.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "?".into())
 }
 
 /// The smoke run's part on the repository's own sample files.
