@@ -19,7 +19,13 @@
 //! spaced sample of the URLs only (`--sample`). Agreement is counted against
 //! robofilter's `google` dialect (for `robotstxt`, which ports Google's
 //! library) and against both dialects for the others, whose semantics are
-//! their own. See README.md beside Cargo.toml.
+//! their own.
+//!
+//! In the same rounds the robofilter binary is timed as a user runs it
+//! (`filter RULES URLS --agent A -j 1|2 --emit all -o /dev/null` on the
+//! workload's URLs written to a file; process CPU time from
+//! `getrusage(RUSAGE_CHILDREN)`), its verdicts checked against the
+//! library's once. See README.md beside Cargo.toml.
 
 use std::borrow::Cow;
 use std::cell::Cell;
