@@ -1170,6 +1170,11 @@ fn cli_agreement(
                 String::from_utf8_lossy(body)
                     .chars()
                     .take(160)
+                    .flat_map(|c| match c {
+                        '\t' => vec!['\t'],
+                        c if c.is_control() => c.escape_unicode().collect(),
+                        c => vec![c],
+                    })
                     .collect::<String>(),
                 verdict(google[i])
             ));
@@ -1210,6 +1215,10 @@ struct CliReport {
     speedup: f64,
     /// `wc -l` of the same URL file: lines per CPU-second.
     wc: f64,
+    /// What the machine gives two processes: the median over rounds of
+    /// twice the `-j 1` wall time over the wall time of two `-j 1` runs
+    /// started together (2.0: two free cores; 1.0: one).
+    pair: f64,
     agreement: String,
 }
 
@@ -1219,11 +1228,41 @@ struct CliRounds {
     j1: Vec<ChildTime>,
     j2: Vec<ChildTime>,
     wc: Vec<ChildTime>,
+    /// Two `-j 1` runs started together: CPU of both, wall until both end.
+    pair: Vec<ChildTime>,
+}
+
+/// Runs two commands at once to their ends: the CPU time of both and the
+/// wall time until the later one ends.
+fn timed_pair(a: &mut Command, b: &mut Command) -> Result<ChildTime, String> {
+    let what = format!("{a:?}");
+    let cpu = children_cpu_ns();
+    let start = Instant::now();
+    let spawn = |c: &mut Command| {
+        c.stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("running {what}: {e}"))
+    };
+    let (mut x, mut y) = (spawn(a)?, spawn(b)?);
+    let (sx, sy) = (x.wait(), y.wait());
+    let wall = start.elapsed().as_nanos() as f64;
+    let cpu = children_cpu_ns() - cpu;
+    for st in [sx, sy] {
+        match st {
+            Ok(st) if st.success() => {}
+            Ok(st) => return Err(format!("{what} failed ({st})")),
+            Err(e) => return Err(format!("waiting for {what}: {e}")),
+        }
+    }
+    Ok(ChildTime { cpu, wall })
 }
 
 impl CliRounds {
     /// One round: `wc -l`, then `-j 1` and `-j 2` (their order alternates
-    /// with the round).
+    /// with the round), then two `-j 1` runs at once (what parallelism the
+    /// machine offers now).
     fn round(
         &mut self,
         cli: &CliInputs,
@@ -1245,6 +1284,11 @@ impl CliRounds {
             .0;
             if jobs == "1" { self.j1.push(t) } else { self.j2.push(t) }
         }
+        let null = Some("/dev/null");
+        self.pair.push(timed_pair(
+            &mut filter_cmd(cli, agent, "1", null),
+            &mut filter_cmd(cli, agent, "1", null),
+        )?);
         Ok(())
     }
 
@@ -1262,22 +1306,30 @@ impl CliRounds {
             j2: n / (med(&self.j2, |t| t.cpu) / 1e9),
             speedup: med(&self.j1, |t| t.wall) / med(&self.j2, |t| t.wall),
             wc: n / (med(&self.wc, |t| t.cpu) / 1e9),
+            pair: median(
+                &mut (0..self.pair.len())
+                    .map(|i| 2.0 * self.j1[i].wall / self.pair[i].wall)
+                    .collect::<Vec<_>>(),
+            ),
             agreement,
         };
         let rounds: Vec<String> = (0..self.j1.len())
             .map(|i| {
                 format!(
-                    "{:.3}/{:.3} | {:.3}/{:.3} | {:.3}",
+                    "{:.3}/{:.3} | {:.3}/{:.3} | {:.3}/{:.3} | {:.3}",
                     self.j1[i].cpu / 1e9,
                     self.j1[i].wall / 1e9,
                     self.j2[i].cpu / 1e9,
                     self.j2[i].wall / 1e9,
+                    self.pair[i].cpu / 1e9,
+                    self.pair[i].wall / 1e9,
                     self.wc[i].cpu / 1e9
                 )
             })
             .collect();
         let note = format!(
-            "CLI rounds, CPU s/wall s of `-j 1` | `-j 2` | CPU s of `wc -l`: {}",
+            "CLI rounds, CPU s/wall s of `-j 1` | `-j 2` | two `-j 1` at \
+             once | CPU s of `wc -l`: {}",
             rounds.join("; ")
         );
         (report, note)
@@ -1975,7 +2027,10 @@ impl Report {
              on the workload's URLs written once to a file, user + sys CPU time of \
              the process (`getrusage(RUSAGE_CHILDREN)`), in the same interleaved \
              rounds; `-j 2`'s rate is per CPU-second of both threads, its wall \
-             speed-up the median wall time of `-j 1` over that of `-j 2`.\n"
+             speed-up the median wall time of `-j 1` over that of `-j 2`. \
+             \"Two `-j 1` at once\" is what the machine allows: twice the wall \
+             time of one `-j 1` run over that of two started together (2× on \
+             two free cores, 1× if only one core is to be had).\n"
         );
         let _ = writeln!(
             out,
@@ -2030,10 +2085,11 @@ impl Report {
                     let _ = writeln!(
                         out,
                         "| {} | robofilter CLI `-j 2` (per CPU-s of both \
-                         threads; wall speed-up over `-j 1`: {}) | {} | — | \
-                         {} | {} | same binary and rules |",
+                         threads; wall speed-up over `-j 1`: {}; two `-j 1` at \
+                         once: {}) | {} | — | {} | {} | same binary and rules |",
                         w.name,
                         times(c.speedup),
+                        times(c.pair),
                         per_second(c.j2),
                         vs_peer(c.j2),
                         times(c.wc / c.j2),
@@ -2068,7 +2124,7 @@ impl Report {
         let _ = writeln!(
             out,
             "| workload | robofilter library (google) | CLI `-j 1` | CLI `-j 2` \
-             | `-j 2` wall speed-up | fast-robots | texting_robots | robotstxt \
+             | `-j 2` wall speed-up (two `-j 1` at once) | fast-robots | texting_robots | robotstxt \
              (sample) | newline scan: memchr / `wc -l` | library ÷ fastest peer \
              | CLI `-j 1` ÷ fastest peer | memchr ÷ library | `wc -l` ÷ CLI `-j 1` |"
         );
@@ -2092,7 +2148,11 @@ impl Report {
                 per_second(lib),
                 c.map_or_else(dash, |c| per_second(c.j1)),
                 c.map_or_else(dash, |c| per_second(c.j2)),
-                c.map_or_else(dash, |c| times(c.speedup)),
+                c.map_or_else(dash, |c| format!(
+                    "{} ({})",
+                    times(c.speedup),
+                    times(c.pair)
+                )),
                 per_second(rate(Lib::Fast)),
                 per_second(rate(Lib::Texting)),
                 per_second(rate(Lib::Robotstxt)),
