@@ -206,15 +206,16 @@ fn run(args: &mut Args, command: &str) -> Result<(), String> {
     let mut report = Report::default();
     if let Some(bin) = &args.cli {
         if !bin.is_file() {
-            let why = format!(
-                "robofilter CLI rows skipped: {} does not exist (build it \
-                 with `cargo build --release --bin robofilter` at the \
-                 repository root, or give --cli BIN)",
+            let missing = format!(
+                "{} does not exist (build it with `cargo build --release \
+                 --bin robofilter` at the repository root, or give --cli \
+                 BIN)",
                 bin.display()
             );
             if !args.smoke || args.cli_given {
-                return Err(why);
+                return Err(format!("the robofilter binary {missing}"));
             }
+            let why = format!("robofilter CLI rows skipped: {missing}");
             eprintln!("{why}");
             report.notes.push(why);
             args.cli = None;
