@@ -68,7 +68,7 @@ usage: peer-compare [--data DIR] [--urls N] [--runs N] [--sample N]
                      an error, or with --smoke a note)
   --no-cli           leave out the CLI rows
   --no-single, --no-mixed   skip a workload
-  --smoke            quick run (well under a minute): data/sample/robots.txt
+  --smoke            quick run (under a minute): data/sample/robots.txt
                      and data/sample/urls.txt, plus a small run on the shared
                      data if it is there (skipped with a reason if not)
 ";
