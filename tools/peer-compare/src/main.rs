@@ -19,7 +19,13 @@
 //! spaced sample of the URLs only (`--sample`). Agreement is counted against
 //! robofilter's `google` dialect (for `robotstxt`, which ports Google's
 //! library) and against both dialects for the others, whose semantics are
-//! their own. See README.md beside Cargo.toml.
+//! their own.
+//!
+//! In the same rounds the robofilter binary is timed as a user runs it
+//! (`filter RULES URLS --agent A -j 1|2 --emit all -o /dev/null` on the
+//! workload's URLs written to a file; process CPU time from
+//! `getrusage(RUSAGE_CHILDREN)`), its verdicts checked against the
+//! library's once. See README.md beside Cargo.toml.
 
 use std::borrow::Cow;
 use std::cell::Cell;
@@ -28,6 +34,7 @@ use std::fmt::Write as _;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
+use std::time::Instant;
 
 use robofilter::{
     AlignedBytes, Compiler, Config, Dialect, EngineKind, MatchPath, Matcher,
@@ -38,7 +45,7 @@ const USAGE: &str = "\
 usage: peer-compare [--data DIR] [--urls N] [--runs N] [--sample N]
                     [--hosts HOST,...] [--agents A,...] [--mixed-agent A]
                     [--mixed-limit N] [--max-pass-secs S] [--examples N]
-                    [--no-single] [--no-mixed] [--smoke]
+                    [--cli BIN] [--no-cli] [--no-single] [--no-mixed] [--smoke]
 
   --data DIR         the shared data folder (default: <repo>/../shared/data)
   --urls N           URLs per single-host workload (default 5000000)
@@ -54,8 +61,14 @@ usage: peer-compare [--data DIR] [--urls N] [--runs N] [--sample N]
   --max-pass-secs S  a library whose pass over all URLs would take more CPU
                      time than this is timed on a prefix (default 20)
   --examples N       disagreements shown per library and workload (default 5)
+  --cli BIN          the robofilter binary timed as a user runs it (`filter
+                     RULES URLS -j 1|2 --emit all -o /dev/null`, process CPU
+                     time) in the same rounds (default:
+                     <repo>/target/release/robofilter; a missing binary is
+                     an error, or with --smoke a note)
+  --no-cli           leave out the CLI rows
   --no-single, --no-mixed   skip a workload
-  --smoke            quick run (well under a minute): data/sample/robots.txt
+  --smoke            quick run (under a minute): data/sample/robots.txt
                      and data/sample/urls.txt, plus a small run on the shared
                      data if it is there (skipped with a reason if not)
 ";
@@ -79,6 +92,11 @@ struct Args {
     mixed_limit: Option<usize>,
     max_pass_secs: f64,
     examples: usize,
+    /// The robofilter binary for the CLI rows; `None`: --no-cli.
+    cli: Option<PathBuf>,
+    /// Whether --cli was given (a missing default binary in a smoke run is
+    /// a note, a missing given one an error).
+    cli_given: bool,
     single: bool,
     mixed: bool,
     smoke: bool,
@@ -86,7 +104,7 @@ struct Args {
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
-    let args = match parse_args(&argv) {
+    let mut args = match parse_args(&argv) {
         Ok(a) => a,
         Err(e) => {
             eprintln!("peer-compare: {e}\n{USAGE}");
@@ -100,7 +118,7 @@ fn main() -> ExitCode {
             .collect::<Vec<_>>()
             .join(" ")
     });
-    match run(&args, &command) {
+    match run(&mut args, &command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("peer-compare: {e}");
@@ -111,10 +129,11 @@ fn main() -> ExitCode {
 
 fn parse_args(argv: &[String]) -> Result<Args, String> {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let repo = repo.canonicalize().unwrap_or(repo);
     let smoke = argv.iter().any(|a| a == "--smoke");
     let mut a = Args {
         data: repo.join("../shared/data"),
-        repo,
+        repo: repo.clone(),
         urls: if smoke { 20_000 } else { 5_000_000 },
         runs: if smoke { 3 } else { 5 },
         sample: if smoke { 1_000 } else { 20_000 },
@@ -124,6 +143,8 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
         mixed_limit: smoke.then_some(3_000),
         max_pass_secs: if smoke { 1.0 } else { 20.0 },
         examples: 5,
+        cli: Some(repo.join("target/release/robofilter")),
+        cli_given: false,
         single: true,
         mixed: true,
         smoke,
@@ -142,6 +163,10 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
             }
             "--no-mixed" => {
                 a.mixed = false;
+                continue;
+            }
+            "--no-cli" => {
+                a.cli = None;
                 continue;
             }
             _ => {}
@@ -167,14 +192,43 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
                     .map_err(|e| format!("{flag} {value}: {e}"))?
             }
             "--examples" => a.examples = num()?,
+            "--cli" => {
+                a.cli = Some(PathBuf::from(value));
+                a.cli_given = true;
+            }
             _ => return Err(format!("unknown option {flag}")),
         }
     }
     Ok(a)
 }
 
-fn run(args: &Args, command: &str) -> Result<(), String> {
+fn run(args: &mut Args, command: &str) -> Result<(), String> {
     let mut report = Report::default();
+    if let Some(bin) = &args.cli {
+        if !bin.is_file() {
+            let missing = format!(
+                "{} does not exist (build it with `cargo build --release \
+                 --bin robofilter` at the repository root, or give --cli \
+                 BIN)",
+                bin.display()
+            );
+            if !args.smoke || args.cli_given {
+                return Err(format!("the robofilter binary {missing}"));
+            }
+            let why = format!("robofilter CLI rows skipped: {missing}");
+            eprintln!("{why}");
+            report.notes.push(why);
+            args.cli = None;
+        } else {
+            report.notes.push(format!(
+                "robofilter CLI rows: {} (modified {})",
+                bin.display(),
+                modified(bin)
+            ));
+        }
+    }
+    let args = &*args;
+    let load_before = load_average();
     if args.smoke {
         smoke_sample(args, &mut report)?;
     }
@@ -196,8 +250,20 @@ fn run(args: &Args, command: &str) -> Result<(), String> {
         }
         None => shared(args, &archive, &url_list, &mut report)?,
     }
+    report.notes.push(format!(
+        "load average (1/5/15 min, /proc/loadavg): {load_before} before, {} \
+         after",
+        load_average()
+    ));
     report.print(args, command);
     Ok(())
+}
+
+/// The 1, 5 and 15 minute load averages, as /proc/loadavg gives them.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "?".into())
 }
 
 /// The smoke run's part on the repository's own sample files.
@@ -212,14 +278,14 @@ fn smoke_sample(args: &Args, report: &mut Report) -> Result<(), String> {
     if args.single {
         for agent in single_agents(&file, &args.agents) {
             let w = single_host(file.clone(), host, &agent, &urls, args.urls);
-            compare(args, &w, report);
+            compare(args, &w, report)?;
         }
     }
     if args.mixed {
         let resolve =
             |h: &str| (bare(h) == bare(host)).then(|| robots.clone());
         let w = mixed_host(args, &urls, resolve, "sample")?;
-        compare(args, &w, report);
+        compare(args, &w, report)?;
     }
     Ok(())
 }
@@ -251,7 +317,7 @@ fn shared(
             for agent in single_agents(&file, &args.agents) {
                 let w =
                     single_host(file.clone(), host, &agent, &urls, args.urls);
-                compare(args, &w, report);
+                compare(args, &w, report)?;
             }
         }
     }
@@ -265,7 +331,7 @@ fn shared(
                 .find(|p| p.is_file())
         };
         let w = mixed_host(args, &urls, resolve, "latest")?;
-        compare(args, &w, report);
+        compare(args, &w, report)?;
     }
     Ok(())
 }
@@ -278,6 +344,8 @@ fn shared(
 #[derive(Clone)]
 struct RobotsFile {
     name: String,
+    /// Where it was read from (the CLI rows compile it from there).
+    path: PathBuf,
     bytes: Vec<u8>,
     text: String,
 }
@@ -286,7 +354,12 @@ impl RobotsFile {
     fn read(name: &str, path: &Path) -> Result<RobotsFile, String> {
         let bytes = read(path)?;
         let text = String::from_utf8_lossy(&bytes).into_owned();
-        Ok(RobotsFile { name: name.to_string(), bytes, text })
+        Ok(RobotsFile {
+            name: name.to_string(),
+            path: path.to_path_buf(),
+            bytes,
+            text,
+        })
     }
 }
 
@@ -574,8 +647,8 @@ impl Lib {
 /// Every library's matcher for every file of a workload. `None`: the
 /// library failed on the file (error or panic) and allows every URL.
 struct Prepared<'a> {
-    google: Vec<Option<Matcher<'a, 'a>>>,
-    rfc: Vec<Option<Matcher<'a, 'a>>>,
+    google: Vec<Option<Matcher<'a>>>,
+    rfc: Vec<Option<Matcher<'a>>>,
     texting: Vec<Option<texting_robots::Robot>>,
     fast: Vec<Option<fast_robots::RobotsMatcher<'a>>>,
     bodies: Vec<&'a str>,
@@ -588,7 +661,7 @@ trait Decide {
     fn decide(&mut self, file: usize, url: &str) -> Option<bool>;
 }
 
-struct RfDecide<'p, 'a>(&'p [Option<Matcher<'a, 'a>>]);
+struct RfDecide<'p, 'a>(&'p [Option<Matcher<'a>>]);
 
 impl Decide for RfDecide<'_, '_> {
     #[inline]
@@ -787,7 +860,7 @@ fn robofilter_setup<'a>(
     agent: &str,
     s: &mut Setup,
     store: &'a mut (Vec<Option<AlignedBytes>>, Vec<Option<Rules<'a>>>),
-) -> Vec<Option<Matcher<'a, 'a>>> {
+) -> Vec<Option<Matcher<'a>>> {
     store.0 = s.each(files, |_, f| compile(f, dialect, agent));
     let bytes = &store.0;
     store.1 = s
@@ -830,10 +903,449 @@ fn engine_of(rules: &Rules, agent: &str) -> String {
 }
 
 // ---------------------------------------------------------------------------
+// The robofilter CLI, as a user runs it
+
+/// One workload's inputs for the CLI rows, on disk under this tool's
+/// `target/cli/`: the workload's URL lines written once, and the rules file
+/// (single host) or bundle (mixed hosts) the binary compiled.
+struct CliInputs {
+    bin: PathBuf,
+    /// The rules file or bundle.
+    rules: PathBuf,
+    urls: PathBuf,
+    /// Lines of `urls`.
+    lines: usize,
+    notes: Vec<String>,
+}
+
+/// CPU (user + sys) and wall time of one child process, in ns.
+#[derive(Clone, Copy)]
+struct ChildTime {
+    cpu: f64,
+    wall: f64,
+}
+
+/// The CPU time (user + sys) of this process's waited-for children, in ns.
+fn children_cpu_ns() -> f64 {
+    let mut ru = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: `ru` is a writable rusage; getrusage writes only into it.
+    let rc =
+        unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, ru.as_mut_ptr()) };
+    assert_eq!(rc, 0, "getrusage(RUSAGE_CHILDREN) failed");
+    // SAFETY: zero-initialised plain data, filled in by getrusage.
+    let ru = unsafe { ru.assume_init() };
+    let ns = |t: libc::timeval| t.tv_sec as f64 * 1e9 + t.tv_usec as f64 * 1e3;
+    ns(ru.ru_utime) + ns(ru.ru_stime)
+}
+
+/// Runs a command to its end with stdout dropped: its CPU time (the
+/// `RUSAGE_CHILDREN` delta across its wait), wall time and stderr; an error
+/// with its stderr if it fails.
+fn timed_child(cmd: &mut Command) -> Result<(ChildTime, String), String> {
+    let what = format!("{cmd:?}");
+    let cpu = children_cpu_ns();
+    let start = Instant::now();
+    let out = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|e| format!("running {what}: {e}"))?;
+    let wall = start.elapsed().as_nanos() as f64;
+    let cpu = children_cpu_ns() - cpu;
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    if !out.status.success() {
+        return Err(format!(
+            "{what} failed ({}): {}",
+            out.status,
+            stderr.trim()
+        ));
+    }
+    Ok((ChildTime { cpu, wall }, stderr))
+}
+
+/// A file name for a workload: its name with anything but letters and
+/// digits turned into `-`.
+fn slug(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    s.split('-').filter(|p| !p.is_empty()).collect::<Vec<_>>().join("-")
+}
+
+/// When a file was last modified (UTC), as `date -r` prints it.
+fn modified(path: &Path) -> String {
+    Command::new("date")
+        .args(["-u", "+%Y-%m-%d %H:%M UTC", "-r"])
+        .arg(path)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "?".into())
+}
+
+/// Writes the workload's URLs once and compiles its rules with the CLI:
+/// `compile --dialect google FILE -o RULES` for a single host (every agent,
+/// as a user compiles a site's file), or for mixed hosts a directory
+/// `HOST.txt` per bundle host key of the workload's URLs (hard links to the
+/// file the library rows use for that URL) and `compile --dialect google
+/// --agent A --hosts DIR -o BUNDLE`.
+fn cli_inputs(bin: &Path, w: &Workload) -> Result<CliInputs, String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/cli");
+    let io = |e: std::io::Error, p: &Path| format!("{}: {e}", p.display());
+    std::fs::create_dir_all(&dir).map_err(|e| io(e, &dir))?;
+    let slug = slug(&w.name);
+    let urls = dir.join(format!("{slug}.urls"));
+    std::fs::write(&urls, w.buf.as_bytes()).map_err(|e| io(e, &urls))?;
+    let lines = memchr::memchr_iter(b'\n', w.buf.as_bytes()).count();
+    let mut notes = Vec::new();
+    let mut cmd = Command::new(bin);
+    let rules = match &w.hosts {
+        None => {
+            let rules = dir.join(format!("{slug}.rules"));
+            cmd.args(["compile", "--dialect", "google"])
+                .arg(&w.files[0].path)
+                .arg("-o")
+                .arg(&rules);
+            rules
+        }
+        Some(map) => {
+            let hosts = dir.join(format!("{slug}.hosts"));
+            if hosts.exists() {
+                std::fs::remove_dir_all(&hosts).map_err(|e| io(e, &hosts))?;
+            }
+            std::fs::create_dir_all(&hosts).map_err(|e| io(e, &hosts))?;
+            let lookup = Lookup(Some(map));
+            let mut seen: HashMap<Vec<u8>, usize> = HashMap::new();
+            let (mut key, mut no_key) = (Vec::new(), 0usize);
+            for url in w.buf.lines() {
+                if robofilter::url_host_key(url.as_bytes(), &mut key).is_err()
+                {
+                    no_key += 1;
+                    continue;
+                }
+                if seen.contains_key(&key) {
+                    continue;
+                }
+                let Some(file) = lookup.file(url) else { continue };
+                seen.insert(key.clone(), file);
+                let name = format!("{}.txt", String::from_utf8_lossy(&key));
+                let to = hosts.join(name);
+                let from = &w.files[file].path;
+                std::fs::hard_link(from, &to)
+                    .or_else(|_| std::fs::copy(from, &to).map(drop))
+                    .map_err(|e| io(e, &to))?;
+            }
+            notes.push(format!(
+                "CLI bundle: {} host keys (`url_host_key` of the workload's \
+                 URLs, port kept), each linked to the file the library rows \
+                 use for its URLs; {no_key} URLs have no host key",
+                thousands(seen.len())
+            ));
+            let bundle = dir.join(format!("{slug}.bundle"));
+            cmd.args(["compile", "--dialect", "google", "--agent", &w.agent])
+                .arg("--hosts")
+                .arg(&hosts)
+                .arg("-o")
+                .arg(&bundle);
+            bundle
+        }
+    };
+    eprintln!("  CLI: {cmd:?}");
+    let (t, stderr) = timed_child(&mut cmd)?;
+    let size = std::fs::metadata(&rules).map(|m| m.len()).unwrap_or(0);
+    notes.push(format!(
+        "CLI set-up (not in the rates): `{}` took {:.2} s CPU, {:.2} s wall, \
+         {} bytes; it said: {}",
+        describe(&cmd),
+        t.cpu / 1e9,
+        t.wall / 1e9,
+        thousands(size as usize),
+        stderr.lines().last().unwrap_or("").trim()
+    ));
+    Ok(CliInputs { bin: bin.to_path_buf(), rules, urls, lines, notes })
+}
+
+/// A command line as a user would type it (paths relative to the
+/// repository where they are under it).
+fn describe(cmd: &Command) -> String {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let repo = repo.canonicalize().unwrap_or(repo);
+    std::iter::once(cmd.get_program())
+        .chain(cmd.get_args())
+        .map(|a| {
+            let p = Path::new(a);
+            let p = p.strip_prefix(&repo).unwrap_or(p);
+            p.to_string_lossy().into_owned()
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `robofilter filter RULES URLS --agent A -j JOBS --emit all [-o OUT]`
+/// (without `-o`: stdout).
+fn filter_cmd(
+    cli: &CliInputs,
+    agent: &str,
+    jobs: &str,
+    out: Option<&str>,
+) -> Command {
+    let mut c = Command::new(&cli.bin);
+    c.arg("filter").arg(&cli.rules).arg(&cli.urls);
+    c.args(["--agent", agent, "-j", jobs, "--emit", "all"]);
+    if let Some(out) = out {
+        c.args(["-o", out]);
+    }
+    c
+}
+
+/// Runs the CLI once, untimed, with its output piped here, and compares its
+/// verdict for each of the first `google.len()` lines with the library's
+/// (google dialect); every line must come back in order.
+fn cli_agreement(
+    cli: &CliInputs,
+    agent: &str,
+    google: &[u8],
+    distinct: &[&str],
+) -> Result<(String, Vec<String>), String> {
+    use std::io::BufRead as _;
+    let errors = cli.urls.with_extension("stderr");
+    let err_file = std::fs::File::create(&errors)
+        .map_err(|e| format!("{}: {e}", errors.display()))?;
+    let mut cmd = filter_cmd(cli, agent, "1", None);
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(err_file))
+        .spawn()
+        .map_err(|e| format!("running {cmd:?}: {e}"))?;
+    let stdout = child.stdout.take().expect("piped");
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, stdout);
+    let (mut lines, mut same, mut kinds) = (0usize, 0usize, BTreeMap::new());
+    let mut examples = Vec::new();
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = reader
+            .read_until(b'\n', &mut line)
+            .map_err(|e| format!("reading the output of {cmd:?}: {e}"))?;
+        if n == 0 {
+            break;
+        }
+        let i = lines;
+        lines += 1;
+        if i >= google.len() {
+            continue;
+        }
+        let body = line.strip_suffix(b"\n").unwrap_or(&line);
+        let (said, url) = match memchr::memchr(b'\t', body) {
+            Some(t) => (&body[..t], &body[t + 1..]),
+            None => (body, &b""[..]),
+        };
+        let want: &[u8] = if google[i] == 1 { b"allow" } else { b"disallow" };
+        let kind = if url != distinct[i].as_bytes() {
+            "other line"
+        } else if said == want {
+            same += 1;
+            continue;
+        } else {
+            match said {
+                b"unknown" => "unknown",
+                b"invalid" => "invalid",
+                _ => "verdict",
+            }
+        };
+        *kinds.entry(kind).or_insert(0usize) += 1;
+        if examples.len() < 3 {
+            examples.push(format!(
+                "line {}: CLI `{}`, library {}",
+                i + 1,
+                String::from_utf8_lossy(body)
+                    .chars()
+                    .take(160)
+                    .flat_map(|c| match c {
+                        '\t' => vec!['\t'],
+                        c if c.is_control() => c.escape_unicode().collect(),
+                        c => vec![c],
+                    })
+                    .collect::<String>(),
+                verdict(google[i])
+            ));
+        }
+    }
+    let status =
+        child.wait().map_err(|e| format!("waiting for {cmd:?}: {e}"))?;
+    if !status.success() {
+        let err = std::fs::read_to_string(&errors).unwrap_or_default();
+        return Err(format!("{cmd:?} failed ({status}): {}", err.trim()));
+    }
+    if lines != cli.lines {
+        return Err(format!(
+            "{cmd:?} printed {lines} lines for {} input lines",
+            cli.lines
+        ));
+    }
+    let compared = google.len();
+    let mut text = format!(
+        "library (google) {} ({} differ)",
+        percent(same, compared),
+        compared - same
+    );
+    if !kinds.is_empty() {
+        let k: Vec<String> =
+            kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        text.push_str(&format!(": {}", k.join(", ")));
+    }
+    Ok((text, examples))
+}
+
+/// The CLI rows of one workload, from the timed rounds.
+struct CliReport {
+    /// URLs per CPU-second (user + sys of the process).
+    j1: f64,
+    j2: f64,
+    /// Median wall time of -j 1 over that of -j 2.
+    speedup: f64,
+    /// `wc -l` of the same URL file: lines per CPU-second.
+    wc: f64,
+    /// What the machine gives two processes: the median over rounds of
+    /// twice the `-j 1` wall time over the wall time of two `-j 1` runs
+    /// started together (2.0: two free cores; 1.0: one).
+    pair: f64,
+    agreement: String,
+}
+
+/// Times of the CLI in the rounds.
+#[derive(Default)]
+struct CliRounds {
+    j1: Vec<ChildTime>,
+    j2: Vec<ChildTime>,
+    wc: Vec<ChildTime>,
+    /// Two `-j 1` runs started together: CPU of both, wall until both end.
+    pair: Vec<ChildTime>,
+}
+
+/// Runs two commands at once to their ends: the CPU time of both and the
+/// wall time until the later one ends.
+fn timed_pair(a: &mut Command, b: &mut Command) -> Result<ChildTime, String> {
+    let what = format!("{a:?}");
+    let cpu = children_cpu_ns();
+    let start = Instant::now();
+    let spawn = |c: &mut Command| {
+        c.stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("running {what}: {e}"))
+    };
+    let (mut x, mut y) = (spawn(a)?, spawn(b)?);
+    let (sx, sy) = (x.wait(), y.wait());
+    let wall = start.elapsed().as_nanos() as f64;
+    let cpu = children_cpu_ns() - cpu;
+    for st in [sx, sy] {
+        match st {
+            Ok(st) if st.success() => {}
+            Ok(st) => return Err(format!("{what} failed ({st})")),
+            Err(e) => return Err(format!("waiting for {what}: {e}")),
+        }
+    }
+    Ok(ChildTime { cpu, wall })
+}
+
+impl CliRounds {
+    /// One round: `wc -l`, then `-j 1` and `-j 2` (their order alternates
+    /// with the round), then two `-j 1` runs at once (what parallelism the
+    /// machine offers now).
+    fn round(
+        &mut self,
+        cli: &CliInputs,
+        agent: &str,
+        round: usize,
+    ) -> Result<(), String> {
+        let mut wc = Command::new("wc");
+        wc.arg("-l").arg(&cli.urls);
+        self.wc.push(timed_child(&mut wc)?.0);
+        let order: [&str; 2] =
+            if round.is_multiple_of(2) { ["1", "2"] } else { ["2", "1"] };
+        for jobs in order {
+            let t = timed_child(&mut filter_cmd(
+                cli,
+                agent,
+                jobs,
+                Some("/dev/null"),
+            ))?
+            .0;
+            if jobs == "1" { self.j1.push(t) } else { self.j2.push(t) }
+        }
+        let null = Some("/dev/null");
+        self.pair.push(timed_pair(
+            &mut filter_cmd(cli, agent, "1", null),
+            &mut filter_cmd(cli, agent, "1", null),
+        )?);
+        Ok(())
+    }
+
+    fn report(
+        &self,
+        cli: &CliInputs,
+        agreement: String,
+    ) -> (CliReport, String) {
+        let med = |v: &[ChildTime], f: fn(&ChildTime) -> f64| {
+            median(&mut v.iter().map(f).collect::<Vec<_>>())
+        };
+        let n = cli.lines as f64;
+        let report = CliReport {
+            j1: n / (med(&self.j1, |t| t.cpu) / 1e9),
+            j2: n / (med(&self.j2, |t| t.cpu) / 1e9),
+            speedup: med(&self.j1, |t| t.wall) / med(&self.j2, |t| t.wall),
+            wc: n / (med(&self.wc, |t| t.cpu) / 1e9),
+            pair: median(
+                &mut (0..self.pair.len())
+                    .map(|i| 2.0 * self.j1[i].wall / self.pair[i].wall)
+                    .collect::<Vec<_>>(),
+            ),
+            agreement,
+        };
+        let rounds: Vec<String> = (0..self.j1.len())
+            .map(|i| {
+                format!(
+                    "{:.3}/{:.3} | {:.3}/{:.3} | {:.3}/{:.3} | {:.3}",
+                    self.j1[i].cpu / 1e9,
+                    self.j1[i].wall / 1e9,
+                    self.j2[i].cpu / 1e9,
+                    self.j2[i].wall / 1e9,
+                    self.pair[i].cpu / 1e9,
+                    self.pair[i].wall / 1e9,
+                    self.wc[i].cpu / 1e9
+                )
+            })
+            .collect();
+        let note = format!(
+            "CLI rounds, CPU s/wall s of `-j 1` | `-j 2` | two `-j 1` at \
+             once | CPU s of `wc -l`: {}",
+            rounds.join("; ")
+        );
+        (report, note)
+    }
+}
+
+// ---------------------------------------------------------------------------
 // Comparison
 
 /// Runs one workload: set-up, verdicts, agreement, timed rounds.
-fn compare(args: &Args, w: &Workload, report: &mut Report) {
+fn compare(
+    args: &Args,
+    w: &Workload,
+    report: &mut Report,
+) -> Result<(), String> {
     let urls = w.urls();
     eprintln!("== {}: {} files, {} URLs", w.name, w.files.len(), urls.len());
     let lookup = Lookup(w.hosts.as_ref());
@@ -942,7 +1454,36 @@ fn compare(args: &Args, w: &Workload, report: &mut Report) {
         };
         inputs.insert(lib, &all[..n]);
     }
-    let (times, floor) = timed_rounds(args, w, &prepared, &inputs, lookup);
+    // The CLI: inputs on disk, its verdicts against the library's, then
+    // timed in the same rounds.
+    let cli = match &args.cli {
+        Some(bin) => {
+            let cli = cli_inputs(bin, w)?;
+            notes.extend(cli.notes.iter().cloned());
+            eprintln!("  verdicts: robofilter CLI on {} URLs ...", w.distinct);
+            let (agreement, examples) =
+                cli_agreement(&cli, agent, &v[&Lib::RfGoogle], distinct)?;
+            for e in examples {
+                notes.push(format!("CLI differs from the library: {e}"));
+            }
+            Some((cli, agreement))
+        }
+        None => None,
+    };
+    let mut cli_rounds = CliRounds::default();
+    let (times, floor) = timed_rounds(
+        args,
+        w,
+        &prepared,
+        &inputs,
+        lookup,
+        cli.as_ref().map(|(c, _)| (c, &mut cli_rounds)),
+    )?;
+    let cli = cli.map(|(c, agreement)| {
+        let (r, note) = cli_rounds.report(&c, agreement);
+        notes.push(note);
+        r
+    });
     for row in &mut rows {
         let n = inputs[&row.lib].len();
         row.rate = n as f64 / (times[&row.lib] / 1e9);
@@ -995,19 +1536,23 @@ fn compare(args: &Args, w: &Workload, report: &mut Report) {
         file_names: w.files.iter().map(|f| f.name.clone()).collect(),
         notes,
         examples,
+        cli,
     });
+    Ok(())
 }
 
-/// Interleaved timed rounds: every library's pass over its input, and the
-/// newline-scan floor over the workload's bytes. Returns the median CPU ns
-/// per library and the floor's lines/s.
+/// Interleaved timed rounds: every library's pass over its input, the
+/// newline-scan floor over the workload's bytes and, with `cli`, the
+/// robofilter CLI's runs (recorded there). Returns the median CPU ns per
+/// library and the floor's lines/s.
 fn timed_rounds(
     args: &Args,
     w: &Workload,
     prepared: &Prepared,
     inputs: &HashMap<Lib, &[&str]>,
     lookup: Lookup,
-) -> (HashMap<Lib, f64>, f64) {
+    mut cli: Option<(&CliInputs, &mut CliRounds)>,
+) -> Result<(HashMap<Lib, f64>, f64), String> {
     let mut times: HashMap<Lib, Vec<f64>> = HashMap::new();
     let mut floor = Vec::new();
     let mut sink = 0usize;
@@ -1023,12 +1568,15 @@ fn timed_rounds(
                 with_decide!(lib, prepared, |d| pass(input, lookup, &mut d));
             times.entry(lib).or_default().push(thread_cpu_ns() - t);
         }
+        if let Some((inputs, rounds)) = &mut cli {
+            rounds.round(inputs, &w.agent, round)?;
+        }
     }
     std::hint::black_box(sink);
     let lines = memchr::memchr_iter(b'\n', w.buf.as_bytes()).count();
     let medians =
         times.into_iter().map(|(lib, mut t)| (lib, median(&mut t))).collect();
-    (medians, lines as f64 / (median(&mut floor) / 1e9))
+    Ok((medians, lines as f64 / (median(&mut floor) / 1e9)))
 }
 
 /// The table rows (without rates) and the disagreements of every library
@@ -1406,6 +1954,9 @@ struct WorkloadReport {
     file_names: Vec<String>,
     notes: Vec<String>,
     examples: Vec<Examples>,
+    /// The CLI rows (`None`: --no-cli, or the binary is missing in a
+    /// smoke run).
+    cli: Option<CliReport>,
 }
 
 /// One table row.
@@ -1440,6 +1991,17 @@ struct Example {
     kind: String,
 }
 
+impl WorkloadReport {
+    /// The fastest peer's rate (not robofilter's).
+    fn fastest_peer(&self) -> Option<f64> {
+        self.rows
+            .iter()
+            .filter(|r| !r.lib.is_robofilter())
+            .map(|r| r.rate)
+            .max_by(f64::total_cmp)
+    }
+}
+
 impl Report {
     fn print(&self, args: &Args, command: &str) {
         let mut out = String::new();
@@ -1457,10 +2019,32 @@ impl Report {
         );
         let _ = writeln!(
             out,
-            "| workload | library | URLs/s per core | ratio vs robofilter | agreement |"
+            "× fastest peer = the row's rate / the fastest peer's (texting_robots, \
+             fast-robots or robotstxt) in the same workload; scan ÷ row = how many \
+             times faster the newline scan is (the in-process memchr scan for the \
+             library rows, `wc -l` of the same file for the CLI rows). The \
+             robofilter CLI rows time the released binary as a user runs it: \
+             `robofilter filter RULES URLS --agent A -j 1|2 --emit all -o /dev/null` \
+             on the workload's URLs written once to a file, user + sys CPU time of \
+             the process (`getrusage(RUSAGE_CHILDREN)`), in the same interleaved \
+             rounds; `-j 2`'s rate is per CPU-second of both threads, its wall \
+             speed-up the median wall time of `-j 1` over that of `-j 2`. \
+             \"Two `-j 1` at once\" is what the machine allows: twice the wall \
+             time of one `-j 1` run over that of two started together (2× on \
+             two free cores, 1× if only one core is to be had).\n"
         );
-        let _ = writeln!(out, "|---|---|---:|---:|---|");
+        let _ = writeln!(
+            out,
+            "| workload | library | URLs/s per core | ratio vs robofilter | \
+             × fastest peer | scan ÷ row | agreement |"
+        );
+        let _ = writeln!(out, "|---|---|---:|---:|---:|---:|---|");
         for w in &self.workloads {
+            let fastest = w.fastest_peer();
+            let vs_peer = |rate: f64| match fastest {
+                Some(f) if f > 0.0 => times(rate / f),
+                _ => "—".into(),
+            };
             for row in &w.rows {
                 let lib = match row.timed_on {
                     Some(n) => {
@@ -1478,17 +2062,107 @@ impl Report {
                 };
                 let _ = writeln!(
                     out,
-                    "| {} | {lib} | {} | {ratio} | {} |",
+                    "| {} | {lib} | {} | {ratio} | {} | {} | {} |",
                     row.workload,
                     per_second(row.rate),
+                    vs_peer(row.rate),
+                    times(w.floor / row.rate),
                     row.agreement
                 );
+                if row.lib != Lib::RfRfc {
+                    continue;
+                }
+                if let Some(c) = &w.cli {
+                    let _ = writeln!(
+                        out,
+                        "| {} | robofilter CLI `-j 1` (google; process CPU) | \
+                         {} | — | {} | {} | {} |",
+                        w.name,
+                        per_second(c.j1),
+                        vs_peer(c.j1),
+                        times(c.wc / c.j1),
+                        c.agreement
+                    );
+                    let _ = writeln!(
+                        out,
+                        "| {} | robofilter CLI `-j 2` (per CPU-s of both \
+                         threads; wall speed-up over `-j 1`: {}; two `-j 1` at \
+                         once: {}) | {} | — | {} | {} | same binary and rules |",
+                        w.name,
+                        times(c.speedup),
+                        times(c.pair),
+                        per_second(c.j2),
+                        vs_peer(c.j2),
+                        times(c.wc / c.j2),
+                    );
+                }
             }
             let _ = writeln!(
                 out,
-                "| {} | floor: memchr newline scan | {} lines/s | — | — |",
+                "| {} | floor: memchr newline scan (in process) | {} lines/s \
+                 | — | {} | — | — |",
                 w.name,
-                per_second(w.floor)
+                per_second(w.floor),
+                vs_peer(w.floor)
+            );
+            if let Some(c) = &w.cli {
+                let _ = writeln!(
+                    out,
+                    "| {} | floor: `wc -l` of the URL file (process CPU) | \
+                     {} lines/s | — | {} | — | — |",
+                    w.name,
+                    per_second(c.wc),
+                    vs_peer(c.wc)
+                );
+            }
+        }
+
+        let _ = writeln!(
+            out,
+            "\n## Side by side (URLs per CPU-second, medians of the same \
+             rounds)\n"
+        );
+        let _ = writeln!(
+            out,
+            "| workload | robofilter library (google) | CLI `-j 1` | CLI `-j 2` \
+             | `-j 2` wall speed-up (two `-j 1` at once) | fast-robots | texting_robots | robotstxt \
+             (sample) | newline scan: memchr / `wc -l` | library ÷ fastest peer \
+             | CLI `-j 1` ÷ fastest peer | memchr ÷ library | `wc -l` ÷ CLI `-j 1` |"
+        );
+        let _ = writeln!(
+            out,
+            "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+        );
+        for w in &self.workloads {
+            let rate = |lib| {
+                w.rows.iter().find(|r| r.lib == lib).map_or(0.0, |r| r.rate)
+            };
+            let lib = rate(Lib::RfGoogle);
+            let fastest = w.fastest_peer().unwrap_or(0.0);
+            let dash = || "—".to_string();
+            let c = w.cli.as_ref();
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} | {} \
+                 | {} | {} |",
+                w.name,
+                per_second(lib),
+                c.map_or_else(dash, |c| per_second(c.j1)),
+                c.map_or_else(dash, |c| per_second(c.j2)),
+                c.map_or_else(dash, |c| format!(
+                    "{} ({})",
+                    times(c.speedup),
+                    times(c.pair)
+                )),
+                per_second(rate(Lib::Fast)),
+                per_second(rate(Lib::Texting)),
+                per_second(rate(Lib::Robotstxt)),
+                per_second(w.floor),
+                c.map_or_else(dash, |c| per_second(c.wc)),
+                times(lib / fastest),
+                c.map_or_else(dash, |c| times(c.j1 / fastest)),
+                times(w.floor / lib),
+                c.map_or_else(dash, |c| times(c.wc / c.j1)),
             );
         }
 
