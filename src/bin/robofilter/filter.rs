@@ -224,7 +224,7 @@ fn progress_bar(inputs: &[Input]) -> Option<ProgressBar> {
 /// comes, so that many inputs do not each hold a descriptor (EMFILE).
 pub enum Input {
     /// Stdin, a pipe or a FIFO (decompressed if need be), kept open.
-    Stream(Box<dyn Read>),
+    Stream(Box<dyn Read + Send>),
     /// A regular file; its length if it is plain (for the progress bar).
     File { plain_len: Option<u64> },
 }
@@ -263,7 +263,7 @@ impl Input {
     }
 
     /// The input's octets, decompressed: a regular file is opened again.
-    pub fn into_reader(self, path: &Path) -> Result<Box<dyn Read>> {
+    pub fn into_reader(self, path: &Path) -> Result<Box<dyn Read + Send>> {
         match self {
             Input::Stream(r) => Ok(r),
             Input::File { .. } => {
@@ -295,7 +295,10 @@ impl Compression {
 }
 
 /// Wraps `r` in a decoder if it starts with a gzip or zstd magic number.
-fn decompress(mut r: Box<dyn BufRead>, name: &str) -> Result<Box<dyn Read>> {
+fn decompress(
+    mut r: Box<dyn BufRead + Send>,
+    name: &str,
+) -> Result<Box<dyn Read + Send>> {
     let head = r
         .fill_buf()
         .with_context(|| format!("cannot read URL list '{name}'"))?;
@@ -877,28 +880,38 @@ impl<W: Write + Send> Sink<W> {
         Ok(())
     }
 
-    /// Reads `r` in batch-sized blocks cut at newlines and processes them.
+    /// Reads `r` in batch-sized blocks cut at newlines and processes them,
+    /// reading the next block while the threads decide the current one (so
+    /// that `-j 2` does not wait for the reads).
     fn stream(
         &mut self,
         decider: &Decider<'_, '_>,
-        mut r: impl Read,
+        mut r: impl Read + Send,
         file: &mut FileState<'_>,
     ) -> Result<()> {
         let mut want = self.block_len;
         let mut buf: Vec<u8> = Vec::with_capacity(want);
+        let mut next: Vec<u8> = Vec::with_capacity(want);
+        let name = file.name;
+        let read_error = || format!("cannot read URL list '{name}'");
+        read_up_to(&mut r, &mut buf, want).with_context(read_error)?;
         loop {
-            let missing = (want - buf.len()) as u64;
-            r.by_ref().take(missing).read_to_end(&mut buf).with_context(
-                || format!("cannot read URL list '{}'", file.name),
-            )?;
             if buf.len() < want {
                 // End of input: the rest, with a last line lacking `\n`.
                 return self.process(decider, &buf, file);
             }
             match memchr::memrchr(b'\n', &buf) {
                 Some(i) => {
-                    self.process(decider, &buf[..=i], file)?;
-                    buf.drain(..=i);
+                    // The partial last line starts the next block.
+                    next.clear();
+                    next.extend_from_slice(&buf[i + 1..]);
+                    let (done, read) = rayon::join(
+                        || self.process(decider, &buf[..=i], file),
+                        || read_up_to(&mut r, &mut next, want),
+                    );
+                    done?;
+                    read.with_context(read_error)?;
+                    std::mem::swap(&mut buf, &mut next);
                 }
                 // A line longer than --max-url-len: it is invalid whatever
                 // follows, so pass it through without holding it whole.
@@ -906,9 +919,15 @@ impl<W: Write + Send> Sink<W> {
                 None if buf.len().saturating_sub(1) > decider.max_url_len => {
                     self.pass_long_line(decider, &mut r, &mut buf, file)?;
                     want = self.block_len;
+                    read_up_to(&mut r, &mut buf, want)
+                        .with_context(read_error)?;
                 }
                 // One line longer than the block: read more of it.
-                None => want *= 2,
+                None => {
+                    want *= 2;
+                    read_up_to(&mut r, &mut buf, want)
+                        .with_context(read_error)?;
+                }
             }
         }
     }
@@ -985,6 +1004,18 @@ impl<W: Write + Send> Sink<W> {
         file.line_base += 1;
         Ok(())
     }
+}
+
+/// Reads from `r` into `buf` until it holds `want` octets or the input
+/// ends.
+fn read_up_to(
+    r: &mut impl Read,
+    buf: &mut Vec<u8>,
+    want: usize,
+) -> io::Result<()> {
+    let missing = want.saturating_sub(buf.len()) as u64;
+    r.by_ref().take(missing).read_to_end(buf)?;
+    Ok(())
 }
 
 /// Cuts `data` into chunks of about [`CHUNK_LEN`] octets, each ending just
