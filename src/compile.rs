@@ -326,6 +326,8 @@ type Placed = (u32, u32, u64, u64);
 struct Writer {
     config: Config,
     strings: Vec<u8>,
+    /// Where each string already in `strings` starts.
+    string_ids: HashMap<Vec<u8>, u32>,
     robots: Vec<u8>,
     agents: Vec<u8>,
     groups: Vec<u8>,
@@ -366,6 +368,7 @@ impl Writer {
         Writer {
             config,
             strings: Vec::new(),
+            string_ids: HashMap::new(),
             robots: Vec::new(),
             agents: Vec::new(),
             groups: Vec::new(),
@@ -384,10 +387,17 @@ impl Writer {
         }
     }
 
+    /// Stores a string once: an equal string already stored (a rule's
+    /// pattern equal to its value as written, a rule repeated in other
+    /// agents' groups, a diagnostic's kind) is shared.
     fn string(&mut self, s: &[u8]) -> Result<(u32, u32), BuildError> {
+        if let Some(&off) = self.string_ids.get(s) {
+            return Ok((off, s.len() as u32));
+        }
         let off = to_u32(self.strings.len(), "string table")?;
         self.strings.extend_from_slice(s);
         to_u32(self.strings.len(), "string table")?;
+        self.string_ids.insert(s.to_vec(), off);
         Ok((off, s.len() as u32))
     }
 

@@ -2,7 +2,7 @@
 //! bounds-checked little-endian reads that the writers and readers of rules
 //! files and bundles share.
 //!
-//! # Rules file layout (format version 2)
+//! # Rules file layout (format version 3)
 //!
 //! A rules file is a 64-byte header, a section directory, and sections, all
 //! little-endian, every section 64-byte aligned, then optionally the *side
@@ -52,7 +52,7 @@
 //!
 //! A file with no such line has no side section (length 0, no `XTRA` entry).
 //!
-//! # Bundle layout (bundle format version 2)
+//! # Bundle layout (bundle format version 3)
 //!
 //! | offset | size | field |
 //! |---|---|---|
@@ -115,8 +115,10 @@ pub(crate) const OTHER_REC: usize = 32;
 
 /// The rules file format version this crate reads and writes.
 ///
-/// Version 2 added the side section and the crawl-delay records' group.
-pub const FORMAT_VERSION: u32 = 2;
+/// Version 2 added the side section and the crawl-delay records' group;
+/// version 3, automata with at most 256 states stored with 1-octet state
+/// numbers (`dfa/mod.rs`).
+pub const FORMAT_VERSION: u32 = 3;
 
 /// Engine codes stored per group.
 pub(crate) const ENGINE_DFA: u32 = 1;
@@ -138,8 +140,8 @@ pub(crate) const NOTE_RULE_STARS: u32 = 5;
 /// The bundle format version this crate reads and writes.
 /// Version 2: its members are rules files of format version 2 (so an
 /// older reader refuses the bundle when opening it, not at its first
-/// member).
-pub const BUNDLE_FORMAT_VERSION: u32 = 2;
+/// member); version 3, of format version 3.
+pub const BUNDLE_FORMAT_VERSION: u32 = 3;
 
 pub(crate) const BUNDLE_MAGIC: &[u8; 8] = b"ROBOBNDL";
 pub(crate) const HOST_REC: usize = 16;

@@ -753,9 +753,6 @@ fn minimal_table(
         .collect()
 }
 
-/// Writes a DFA in the wire format (see the module docs of `dfa`): merges
-/// byte classes with identical columns, picks 2- or 4-octet ids, and
-/// appends `extra` (score labels) 4-byte aligned.
 /// The per-DFA header fields that differ between the two kinds.
 struct Head {
     kind: u32,
@@ -766,6 +763,9 @@ struct Head {
     max_priority: u32,
 }
 
+/// Writes a DFA in the wire format (see the module docs of `dfa`): merges
+/// byte classes with identical columns, picks 1-octet state numbers or 2-
+/// or 4-octet ids, and appends `extra` (score labels) 4-byte aligned.
 fn emit(
     table: &[u32],
     count: usize,
@@ -790,8 +790,16 @@ fn emit(
     let new_stride = kept.len() as u32;
     let classes: Vec<u8> =
         sub.classes.iter().map(|&c| class_map[usize::from(c)]).collect();
-    let narrow = count as u64 * u64::from(new_stride) <= 1 << 16;
-    let width: u32 = if narrow { 2 } else { 4 };
+    // The smallest width: state numbers in one octet (up to 256 states;
+    // the walk multiplies them by the stride), else premultiplied ids in
+    // 2 octets when they fit, else in 4.
+    let width: u32 = if count <= 256 {
+        1
+    } else if count as u64 * u64::from(new_stride) <= 1 << 16 {
+        2
+    } else {
+        4
+    };
 
     let cells = count * kept.len();
     let mut out =
@@ -811,11 +819,12 @@ fn emit(
     out.extend_from_slice(&classes);
     for s in 0..count {
         for &c in &kept {
-            let id = table[s * stride + c] * new_stride;
-            if narrow {
-                out.extend_from_slice(&(id as u16).to_le_bytes());
-            } else {
-                out.extend_from_slice(&id.to_le_bytes());
+            let number = table[s * stride + c];
+            let id = number * new_stride;
+            match width {
+                1 => out.push(number as u8),
+                2 => out.extend_from_slice(&(id as u16).to_le_bytes()),
+                _ => out.extend_from_slice(&id.to_le_bytes()),
             }
         }
     }

@@ -17,12 +17,12 @@
 //! | 4 | 4 | `state_len`: number of states (>= 2) |
 //! | 8 | 4 | `start`: start state id |
 //! | 12 | 4 | `disallow_from`: first id of the disallow-labelled states |
-//! | 16 | 4 | `width`: octets per state id, 2 or 4 |
+//! | 16 | 4 | `width`: octets per transition, 1, 2 or 4 |
 //! | 20 | 4 | `kind`: 0 verdict DFA, 1 score DFA |
 //! | 24 | 4 | score DFA: 4 x the highest precedence of its rules (else 0) |
 //! | 28 | 4 | reserved, zero |
 //! | 32 | 256 | byte -> class map |
-//! | 288 | `width` x `state_len` x `stride` | transitions |
+//! | 288 | `width` x `state_len` x `stride` | transitions: 1 octet, a state number (`state_len <= 256`); 2 or 4, a state id |
 //! | (4-aligned) | 8 x `state_len` | score DFAs only: best Allow, Disallow precedence per state (x 4, canonical) |
 //!
 //! State ids are premultiplied by `stride` (the id of state `i` is
@@ -37,8 +37,12 @@
 //! maxima, and field 12 is instead the end of the absorbing states (ids
 //! below it never change again, so the walk stops there).
 //!
-//! Ids are 2 octets wide whenever `state_len * stride <= 65536` (almost
-//! every real group), which halves the table and its cache footprint.
+//! A table of at most 256 states stores state *numbers* in one octet (97 %
+//! of the automata of the real corpus); the walk multiplies the number it
+//! reads by the stride, so the id it carries is the same as for the wider
+//! tables. Larger tables store premultiplied ids, 2 octets wide whenever
+//! `state_len * stride <= 65536` (almost every other real group), else 4.
+//! Every width gives the same verdicts; the narrowest that fits is written.
 //! Byte classes are merged after minimisation wherever two classes lead to
 //! the same state everywhere.
 //!
@@ -55,7 +59,7 @@
 //! different automata (a mixed-host frontier). Issue 13 measured 1.5x per
 //! URL for four lanes in lockstep and nothing more from eight.
 //!
-//! Lanes take verdict DFAs with 2-octet ids and, in the rfc9309 dialect,
+//! Lanes take verdict DFAs with 1-octet numbers or 2-octet ids and, in the rfc9309 dialect,
 //! paths that normalisation leaves unchanged (no `%`, control, space or
 //! non-ASCII octet); every other item is walked alone, at once, by
 //! [`Dfa::decide`]. Octets are read four at a time from fixed-size arrays,
@@ -95,6 +99,8 @@ pub(crate) struct Dfa<'a> {
 /// The transition table, at the width it was stored with.
 #[derive(Clone, Copy, Debug)]
 enum Table<'a> {
+    /// State numbers (ids divided by the stride).
+    U8(&'a [u8]),
     U16(&'a [u16]),
     U32(&'a [u32]),
 }
@@ -102,6 +108,13 @@ enum Table<'a> {
 /// A stored state id.
 trait StateId: Copy {
     fn get(self) -> u32;
+}
+
+impl StateId for u8 {
+    #[inline(always)]
+    fn get(self) -> u32 {
+        u32::from(self)
+    }
 }
 
 impl StateId for u16 {
@@ -147,8 +160,11 @@ impl<'a> Dfa<'a> {
         if !(1..=256).contains(&stride) || state_len < 2 {
             return bad("verdict DFA has an invalid stride or state count");
         }
-        if width != 2 && width != 4 {
+        if width != 1 && width != 2 && width != 4 {
             return bad("verdict DFA has an invalid state id width");
+        }
+        if width == 1 && state_len > 256 {
+            return bad("verdict DFA has too many states for 1-octet ids");
         }
         let cells = u64::from(stride) * u64::from(state_len);
         let Some(end) = cells
@@ -188,7 +204,16 @@ impl<'a> Dfa<'a> {
         let raw = &bytes[HEADER_LEN..end];
         let unaligned =
             |_| LoadError::engine("verdict DFA table is misaligned");
-        let table = if width == 2 {
+        let table = if width == 1 {
+            // A number `n` is the id `n * stride`: at most the last row's
+            // start exactly when `n < state_len`.
+            if check_table
+                && raw.iter().copied().max().map_or(0, u32::from) >= state_len
+            {
+                return bad("verdict DFA transition out of range");
+            }
+            Table::U8(raw)
+        } else if width == 2 {
             let t: &[u16] =
                 bytemuck::try_cast_slice(raw).map_err(unaligned)?;
             if check_table
@@ -227,6 +252,7 @@ impl<'a> Dfa<'a> {
     /// The number of states.
     pub(crate) fn state_len(&self) -> usize {
         let cells = match self.table {
+            Table::U8(t) => t.len(),
             Table::U16(t) => t.len(),
             Table::U32(t) => t.len(),
         };
@@ -253,6 +279,9 @@ impl<'a> Dfa<'a> {
     fn next(&self, s: u32, b: u8) -> u32 {
         let at = (s + u32::from(self.classes[usize::from(b)])) as usize;
         match self.table {
+            Table::U8(t) => {
+                t.get(at).map_or(0, |&x| u32::from(x) * self.stride)
+            }
             Table::U16(t) => t.get(at).map_or(0, |&x| u32::from(x)),
             Table::U32(t) => t.get(at).copied().unwrap_or(0),
         }
@@ -408,15 +437,21 @@ impl<'a> Dfa<'a> {
         stop_below: u32,
     ) -> u32 {
         match self.table {
-            Table::U16(t) => self.walk(t, path, dialect, stop_below),
-            Table::U32(t) => self.walk(t, path, dialect, stop_below),
+            Table::U8(t) => {
+                self.walk(t, self.stride, path, dialect, stop_below)
+            }
+            Table::U16(t) => self.walk(t, 1, path, dialect, stop_below),
+            Table::U32(t) => self.walk(t, 1, path, dialect, stop_below),
         }
     }
 
+    /// The walk over a table whose stored value times `scale` is the
+    /// next state id (`scale` is the stride for 1-octet numbers, else 1).
     #[inline(always)]
     fn walk<T: StateId>(
         &self,
         table: &[T],
+        scale: u32,
         path: MatchPath<'_>,
         dialect: Dialect,
         stop_below: u32,
@@ -424,6 +459,7 @@ impl<'a> Dfa<'a> {
         let classes = self.classes;
         let next = |s: u32, b: u8| {
             table[(s + u32::from(classes[usize::from(b)])) as usize].get()
+                * scale
         };
         let mut s = self.start;
         if s < stop_below {
@@ -471,11 +507,19 @@ fn rfc9309_special(b: u8) -> bool {
     b == b'%' || b.wrapping_sub(0x21) > 0x7E - 0x21
 }
 
+/// A lane's transition table: 1-octet state numbers (times the stride, the
+/// id) or 2-octet ids.
+#[derive(Clone, Copy)]
+enum Cells<'t> {
+    U8(&'t [u8], u32),
+    U16(&'t [u16]),
+}
+
 /// One walk of [`decide_lanes`]: all it needs, so that lanes may walk
 /// different automata.
 #[derive(Clone, Copy)]
 struct Lane<'t, 'p> {
-    table: &'t [u16],
+    cells: Cells<'t>,
     classes: &'t [u8; 256],
     state: u32,
     /// Octets not walked yet.
@@ -498,8 +542,10 @@ impl<'t, 'p> Lane<'t, 'p> {
         dialect: Dialect,
         item: usize,
     ) -> Result<Lane<'t, 'p>, Verdict> {
-        let Table::U16(table) = dfa.table else {
-            return Err(dfa.decide(path, dialect));
+        let cells = match dfa.table {
+            Table::U8(t) => Cells::U8(t, dfa.stride),
+            Table::U16(t) => Cells::U16(t),
+            Table::U32(_) => return Err(dfa.decide(path, dialect)),
         };
         if dialect == Dialect::Rfc9309
             && path.tail().iter().any(|&b| rfc9309_special(b))
@@ -507,7 +553,7 @@ impl<'t, 'p> Lane<'t, 'p> {
             return Err(dfa.decide(path, dialect));
         }
         let mut lane = Lane {
-            table,
+            cells,
             classes: dfa.classes,
             state: dfa.start,
             rest: path.tail(),
@@ -528,8 +574,33 @@ impl<'t, 'p> Lane<'t, 'p> {
 
     #[inline(always)]
     fn next(&self, s: u32, b: u8) -> u32 {
-        let class = u32::from(self.classes[usize::from(b)]);
-        u32::from(self.table[(s + class) as usize])
+        let at = (s + u32::from(self.classes[usize::from(b)])) as usize;
+        match self.cells {
+            Cells::U8(t, stride) => u32::from(t[at]) * stride,
+            Cells::U16(t) => u32::from(t[at]),
+        }
+    }
+
+    /// The state after four octets (the table's width is looked at once).
+    #[inline(always)]
+    fn next4(&self, s: u32, q: &[u8; 4]) -> u32 {
+        let classes = self.classes;
+        match self.cells {
+            Cells::U8(t, stride) => {
+                let next = |s: u32, b: u8| {
+                    let c = u32::from(classes[usize::from(b)]);
+                    u32::from(t[(s + c) as usize]) * stride
+                };
+                next(next(next(next(s, q[0]), q[1]), q[2]), q[3])
+            }
+            Cells::U16(t) => {
+                let next = |s: u32, b: u8| {
+                    let c = u32::from(classes[usize::from(b)]);
+                    u32::from(t[(s + c) as usize])
+                };
+                next(next(next(next(s, q[0]), q[1]), q[2]), q[3])
+            }
+        }
     }
 
     /// The verdict once fewer than four octets are left or the state is a
@@ -595,11 +666,7 @@ fn decide_lanes_n<
             let Some(lane) = slot else { continue };
             live = true;
             if let Some((q, tail)) = lane.rest.split_first_chunk::<4>() {
-                let s = lane.state;
-                let s = lane.next(
-                    lane.next(lane.next(lane.next(s, q[0]), q[1]), q[2]),
-                    q[3],
-                );
+                let s = lane.next4(lane.state, q);
                 lane.state = s;
                 lane.rest = tail;
                 if s >= lane.stop_below && tail.len() >= 4 {
@@ -636,17 +703,33 @@ pub(crate) fn decide_lanes_one(
     dialect: Dialect,
     out: &mut [Verdict],
 ) {
-    let Table::U16(table) = dfa.table else {
-        for (v, &p) in out.iter_mut().zip(paths) {
-            *v = dfa.decide(p, dialect);
+    match dfa.table {
+        Table::U8(t) => lanes_one(dfa, t, dfa.stride, paths, dialect, out),
+        Table::U16(t) => lanes_one(dfa, t, 1, paths, dialect, out),
+        Table::U32(_) => {
+            for (v, &p) in out.iter_mut().zip(paths) {
+                *v = dfa.decide(p, dialect);
+            }
         }
-        return;
-    };
+    }
+}
+
+/// [`decide_lanes_one`] over `dfa`'s table `table`, whose stored values
+/// times `scale` are state ids.
+#[inline(always)]
+fn lanes_one<T: StateId>(
+    dfa: &Dfa<'_>,
+    table: &[T],
+    scale: u32,
+    paths: &[MatchPath<'_>],
+    dialect: Dialect,
+    out: &mut [Verdict],
+) {
     let classes = dfa.classes;
     let (stride, stop_below, boundary) =
         (dfa.stride, 2 * dfa.stride, dfa.boundary);
     let next = |s: u32, b: u8| {
-        u32::from(table[(s + u32::from(classes[usize::from(b)])) as usize])
+        table[(s + u32::from(classes[usize::from(b)])) as usize].get() * scale
     };
     let verdict = |s: u32| {
         if s == stride || s >= boundary {
