@@ -538,9 +538,20 @@ impl Writer {
                 RuleKind::Allow => 0,
                 RuleKind::Disallow => 1,
             };
+            // A line keeps at most 16,663 octets, so a value fits 15 bits
+            // and its pattern (at most 3 octets per octet) 16.
+            if vlen > wire::RULE_VALUE_MAX || plen > wire::RULE_PATTERN_MAX {
+                return Err(BuildError::too_large(format!(
+                    "rule on line {}: value of {vlen} octets or pattern of \
+                     {plen} (at most {} and {})",
+                    r.line(),
+                    wire::RULE_VALUE_MAX,
+                    wire::RULE_PATTERN_MAX
+                )));
+            }
             push_rec(
                 &mut self.rules,
-                &[r.line(), kind, plen, voff, vlen, poff, plen, 0],
+                &[r.line(), voff, poff, vlen | kind << 15 | plen << 16],
             );
             self.rule_len = to_u32(self.rule_len as usize + 1, "rules")?;
         }
@@ -719,12 +730,22 @@ impl Writer {
         ];
         let side_section =
             (!side.is_empty()).then_some((wire::TAG_SIDE, &side[..]));
-        let all: Vec<([u8; 4], &[u8])> =
-            sections.into_iter().chain(side_section).collect();
+        // Empty sections are left out: a reader takes a missing one as
+        // empty.
+        let all: Vec<([u8; 4], &[u8])> = sections
+            .into_iter()
+            .filter(|(_, body)| !body.is_empty())
+            .chain(side_section)
+            .collect();
         let mut out = vec![0u8; wire::HEADER_LEN + all.len() * wire::DIR_REC];
         let mut dir = Vec::with_capacity(all.len() * wire::DIR_REC);
         for &(tag, body) in &all {
-            out.resize(out.len().next_multiple_of(wire::SECTION_ALIGN), 0);
+            let align = if tag == wire::TAG_ENGINES {
+                wire::ENGINES_ALIGN
+            } else {
+                wire::SECTION_ALIGN
+            };
+            out.resize(out.len().next_multiple_of(align), 0);
             dir.extend_from_slice(&tag);
             dir.extend_from_slice(&0u32.to_le_bytes());
             dir.extend_from_slice(&(out.len() as u64).to_le_bytes());

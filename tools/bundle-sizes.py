@@ -44,15 +44,16 @@ def dfa(eng, off, length, acc):
     stride, states = u32(eng, off), u32(eng, off + 4)
     width = u32(eng, off + 16)
     kind = u32(eng, off + 20)
-    header = 32 + 256 if width in (2, 4) else 32
-    if width not in (2, 4):
-        # format 3: field 16 is the width (1, 2 or 4); class map stored
-        # after the header.
-        header = 32 + 256
+    header = 32 + 256
     cells = width * states * stride
+    classes = max(eng[off + 32:off + 288]) + 1
     acc["engines: DFA headers + class maps"] += header
     acc["engines: transitions"] += cells
     acc[f"engines: transitions, {width}-octet ids"] += cells
+    if width == 1:
+        # Rows padded to a power of two (format 3).
+        acc["engines: transitions, 1-octet row padding"] += \
+            states * (stride - classes)
     rest = length - header - cells
     if kind == 1:
         acc["engines: score tables"] += rest
@@ -65,6 +66,7 @@ def dfa(eng, off, length, acc):
 
 
 def member(b, acc):
+    version = u32(b, 12)
     sections = u32(b, 36)
     side_len = u32(b, 44)
     acc["member header"] += 64
@@ -92,8 +94,14 @@ def member(b, acc):
             return
         acc[f"STRS: {what} (per use)"] += length
     roff, rlen = secs.get("RULE", (0, 0))
-    for r in range(roff, roff + rlen, 32):
-        voff, vlen, poff, plen = u32(b, r + 12), u32(b, r + 16), u32(b, r + 20), u32(b, r + 24)
+    rec = 32 if version < 3 else 16
+    for r in range(roff, roff + rlen, rec):
+        if version < 3:
+            voff, vlen = u32(b, r + 12), u32(b, r + 16)
+            poff, plen = u32(b, r + 20), u32(b, r + 24)
+        else:
+            voff, poff, lens = u32(b, r + 4), u32(b, r + 8), u32(b, r + 12)
+            vlen, plen = lens & 0x7FFF, lens >> 16
         use("rule values as written", voff, vlen)
         use("rule patterns (normalised)", poff, plen)
         if strs[voff:voff + vlen] == strs[poff:poff + plen]:

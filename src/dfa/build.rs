@@ -787,21 +787,26 @@ fn emit(
             next_id
         });
     }
-    let new_stride = kept.len() as u32;
-    let classes: Vec<u8> =
-        sub.classes.iter().map(|&c| class_map[usize::from(c)]).collect();
-    // The smallest width: state numbers in one octet (up to 256 states;
-    // the walk multiplies them by the stride), else premultiplied ids in
-    // 2 octets when they fit, else in 4.
+    // The narrowest width: state numbers in one octet (up to 256 states),
+    // else premultiplied ids in 2 octets when they fit, else in 4. One-
+    // octet tables pad their rows to a power of two, so that the walk
+    // shifts instead of multiplying (see the module docs of `dfa`).
     let width: u32 = if count <= 256 {
         1
-    } else if count as u64 * u64::from(new_stride) <= 1 << 16 {
+    } else if count as u64 * kept.len() as u64 <= 1 << 16 {
         2
     } else {
         4
     };
+    let new_stride = if width == 1 {
+        kept.len().next_power_of_two() as u32
+    } else {
+        kept.len() as u32
+    };
+    let classes: Vec<u8> =
+        sub.classes.iter().map(|&c| class_map[usize::from(c)]).collect();
 
-    let cells = count * kept.len();
+    let cells = count * new_stride as usize;
     let mut out =
         Vec::with_capacity(super::HEADER_LEN + cells * 4 + extra.len() + 2);
     for field in [
@@ -827,6 +832,11 @@ fn emit(
                 _ => out.extend_from_slice(&id.to_le_bytes()),
             }
         }
+        // Padding columns (no octet's class): the allow sink.
+        out.resize(
+            super::HEADER_LEN + (s + 1) * new_stride as usize * width as usize,
+            0,
+        );
     }
     if !extra.is_empty() {
         out.resize(out.len().next_multiple_of(4), 0);

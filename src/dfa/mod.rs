@@ -22,7 +22,7 @@
 //! | 24 | 4 | score DFA: 4 x the highest precedence of its rules (else 0) |
 //! | 28 | 4 | reserved, zero |
 //! | 32 | 256 | byte -> class map |
-//! | 288 | `width` x `state_len` x `stride` | transitions: 1 octet, a state number (`state_len <= 256`); 2 or 4, a state id |
+//! | 288 | `width` x `state_len` x `stride` | transitions: 1 octet, a state number (`state_len <= 256`, `stride` a power of two); 2 or 4, a state id |
 //! | (4-aligned) | 8 x `state_len` | score DFAs only: best Allow, Disallow precedence per state (x 4, canonical) |
 //!
 //! State ids are premultiplied by `stride` (the id of state `i` is
@@ -38,9 +38,11 @@
 //! below it never change again, so the walk stops there).
 //!
 //! A table of at most 256 states stores state *numbers* in one octet (97 %
-//! of the automata of the real corpus); the walk multiplies the number it
-//! reads by the stride, so the id it carries is the same as for the wider
-//! tables. Larger tables store premultiplied ids, 2 octets wide whenever
+//! of the automata of the real corpus), its rows padded to a power-of-two
+//! stride (the padding columns are never read: no octet maps to them);
+//! the walk shifts the number it reads by log2(stride), so the id it
+//! carries is the same as for the wider tables, and the dependent chain
+//! per octet gains a one-cycle shift, not a multiply. Larger tables store premultiplied ids, 2 octets wide whenever
 //! `state_len * stride <= 65536` (almost every other real group), else 4.
 //! Every width gives the same verdicts; the narrowest that fits is written.
 //! Byte classes are merged after minimisation wherever two classes lead to
@@ -163,8 +165,11 @@ impl<'a> Dfa<'a> {
         if width != 1 && width != 2 && width != 4 {
             return bad("verdict DFA has an invalid state id width");
         }
-        if width == 1 && state_len > 256 {
-            return bad("verdict DFA has too many states for 1-octet ids");
+        if width == 1 && (state_len > 256 || !stride.is_power_of_two()) {
+            return bad(
+                "verdict DFA with 1-octet ids has over 256 states or a \
+                 stride that is not a power of two",
+            );
         }
         let cells = u64::from(stride) * u64::from(state_len);
         let Some(end) = cells
@@ -259,9 +264,10 @@ impl<'a> Dfa<'a> {
         cells / self.stride as usize
     }
 
-    /// The number of byte classes.
+    /// The number of byte classes (a 1-octet table's rows may be longer:
+    /// padded to a power of two).
     pub(crate) fn stride(&self) -> usize {
-        self.stride as usize
+        self.classes.iter().max().map_or(0, |&c| usize::from(c) + 1)
     }
 
     /// A score DFA's highest precedence (times 4, like its scores).
@@ -280,7 +286,8 @@ impl<'a> Dfa<'a> {
         let at = (s + u32::from(self.classes[usize::from(b)])) as usize;
         match self.table {
             Table::U8(t) => {
-                t.get(at).map_or(0, |&x| u32::from(x) * self.stride)
+                let shift = self.stride.trailing_zeros();
+                t.get(at).map_or(0, |&x| u32::from(x) << shift)
             }
             Table::U16(t) => t.get(at).map_or(0, |&x| u32::from(x)),
             Table::U32(t) => t.get(at).copied().unwrap_or(0),
@@ -438,20 +445,22 @@ impl<'a> Dfa<'a> {
     ) -> u32 {
         match self.table {
             Table::U8(t) => {
-                self.walk(t, self.stride, path, dialect, stop_below)
+                let shift = self.stride.trailing_zeros();
+                self.walk(t, shift, path, dialect, stop_below)
             }
-            Table::U16(t) => self.walk(t, 1, path, dialect, stop_below),
-            Table::U32(t) => self.walk(t, 1, path, dialect, stop_below),
+            Table::U16(t) => self.walk(t, 0, path, dialect, stop_below),
+            Table::U32(t) => self.walk(t, 0, path, dialect, stop_below),
         }
     }
 
-    /// The walk over a table whose stored value times `scale` is the
-    /// next state id (`scale` is the stride for 1-octet numbers, else 1).
+    /// The walk over a table whose stored value shifted left by `shift` is
+    /// the next state id (`shift` is log2(stride) for 1-octet numbers,
+    /// else 0).
     #[inline(always)]
     fn walk<T: StateId>(
         &self,
         table: &[T],
-        scale: u32,
+        shift: u32,
         path: MatchPath<'_>,
         dialect: Dialect,
         stop_below: u32,
@@ -459,7 +468,7 @@ impl<'a> Dfa<'a> {
         let classes = self.classes;
         let next = |s: u32, b: u8| {
             table[(s + u32::from(classes[usize::from(b)])) as usize].get()
-                * scale
+                << shift
         };
         let mut s = self.start;
         if s < stop_below {
@@ -507,8 +516,8 @@ fn rfc9309_special(b: u8) -> bool {
     b == b'%' || b.wrapping_sub(0x21) > 0x7E - 0x21
 }
 
-/// A lane's transition table: 1-octet state numbers (times the stride, the
-/// id) or 2-octet ids.
+/// A lane's transition table: 1-octet state numbers (shifted left by
+/// log2(stride): the id) or 2-octet ids.
 #[derive(Clone, Copy)]
 enum Cells<'t> {
     U8(&'t [u8], u32),
@@ -543,7 +552,7 @@ impl<'t, 'p> Lane<'t, 'p> {
         item: usize,
     ) -> Result<Lane<'t, 'p>, Verdict> {
         let cells = match dfa.table {
-            Table::U8(t) => Cells::U8(t, dfa.stride),
+            Table::U8(t) => Cells::U8(t, dfa.stride.trailing_zeros()),
             Table::U16(t) => Cells::U16(t),
             Table::U32(_) => return Err(dfa.decide(path, dialect)),
         };
@@ -576,7 +585,7 @@ impl<'t, 'p> Lane<'t, 'p> {
     fn next(&self, s: u32, b: u8) -> u32 {
         let at = (s + u32::from(self.classes[usize::from(b)])) as usize;
         match self.cells {
-            Cells::U8(t, stride) => u32::from(t[at]) * stride,
+            Cells::U8(t, shift) => u32::from(t[at]) << shift,
             Cells::U16(t) => u32::from(t[at]),
         }
     }
@@ -586,10 +595,10 @@ impl<'t, 'p> Lane<'t, 'p> {
     fn next4(&self, s: u32, q: &[u8; 4]) -> u32 {
         let classes = self.classes;
         match self.cells {
-            Cells::U8(t, stride) => {
+            Cells::U8(t, shift) => {
                 let next = |s: u32, b: u8| {
                     let c = u32::from(classes[usize::from(b)]);
-                    u32::from(t[(s + c) as usize]) * stride
+                    u32::from(t[(s + c) as usize]) << shift
                 };
                 next(next(next(next(s, q[0]), q[1]), q[2]), q[3])
             }
@@ -704,8 +713,11 @@ pub(crate) fn decide_lanes_one(
     out: &mut [Verdict],
 ) {
     match dfa.table {
-        Table::U8(t) => lanes_one(dfa, t, dfa.stride, paths, dialect, out),
-        Table::U16(t) => lanes_one(dfa, t, 1, paths, dialect, out),
+        Table::U8(t) => {
+            let shift = dfa.stride.trailing_zeros();
+            lanes_one(dfa, t, shift, paths, dialect, out)
+        }
+        Table::U16(t) => lanes_one(dfa, t, 0, paths, dialect, out),
         Table::U32(_) => {
             for (v, &p) in out.iter_mut().zip(paths) {
                 *v = dfa.decide(p, dialect);
@@ -715,12 +727,12 @@ pub(crate) fn decide_lanes_one(
 }
 
 /// [`decide_lanes_one`] over `dfa`'s table `table`, whose stored values
-/// times `scale` are state ids.
+/// shifted left by `shift` are state ids.
 #[inline(always)]
 fn lanes_one<T: StateId>(
     dfa: &Dfa<'_>,
     table: &[T],
-    scale: u32,
+    shift: u32,
     paths: &[MatchPath<'_>],
     dialect: Dialect,
     out: &mut [Verdict],
@@ -729,7 +741,7 @@ fn lanes_one<T: StateId>(
     let (stride, stop_below, boundary) =
         (dfa.stride, 2 * dfa.stride, dfa.boundary);
     let next = |s: u32, b: u8| {
-        table[(s + u32::from(classes[usize::from(b)])) as usize].get() * scale
+        table[(s + u32::from(classes[usize::from(b)])) as usize].get() << shift
     };
     let verdict = |s: u32| {
         if s == stride || s >= boundary {
@@ -1014,6 +1026,21 @@ mod width_tests {
         big[4..8].copy_from_slice(&257u32.to_le_bytes());
         big.resize(HEADER_LEN + 257 * stride as usize, 0);
         assert!(Dfa::from_bytes_with(&big, true).is_err());
+        // A stride that is not a power of two (everything else valid), then
+        // the next power of two.
+        for (extra, ok) in [(1, false), (stride, true)] {
+            let wider = stride + extra;
+            let mut odd = built[..HEADER_LEN].to_vec();
+            odd[0..4].copy_from_slice(&wider.to_le_bytes());
+            odd[8..12].copy_from_slice(&(2 * wider).to_le_bytes());
+            odd[12..16].copy_from_slice(&(2 * wider).to_le_bytes());
+            odd.resize(HEADER_LEN + (states * wider) as usize, 0);
+            assert_eq!(
+                Dfa::from_bytes_with(&odd, true).is_ok(),
+                ok,
+                "{wider}"
+            );
+        }
         // The same bytes at width 2 load.
         let mut wide = big[..HEADER_LEN].to_vec();
         wide[16..20].copy_from_slice(&2u32.to_le_bytes());
