@@ -436,7 +436,7 @@ impl<'a> Dfa<'a> {
 
     /// Walks from the start state until an id below `stop_below` (a state
     /// that can no longer change) or the end of the path.
-    #[inline]
+    #[inline(always)]
     fn run(
         &self,
         path: MatchPath<'_>,
