@@ -122,6 +122,7 @@ pub(crate) const RULE_REC: usize = 16;
 /// Disallow) and the pattern's length (bits 16-31). A pattern's precedence
 /// is its length.
 pub(crate) const RULE_VALUE_MAX: u32 = (1 << 15) - 1;
+#[cfg(feature = "compile")]
 pub(crate) const RULE_PATTERN_MAX: u32 = (1 << 16) - 1;
 pub(crate) const SITEMAP_REC: usize = 16;
 pub(crate) const DELAY_REC: usize = 24;
