@@ -132,9 +132,8 @@ pub(crate) const OTHER_REC: usize = 32;
 /// The rules file format version this crate reads and writes.
 ///
 /// Version 2 added the side section and the crawl-delay records' group;
-/// version 3, automata with at most 256 states stored with 1-octet state
-/// numbers (`dfa/mod.rs`), sections 8-byte aligned (engines 64), empty
-/// sections left out, and 16-octet rule records.
+/// version 3, each distinct string stored once, sections 8-byte aligned
+/// (engines 64), empty sections left out, and 16-octet rule records.
 pub const FORMAT_VERSION: u32 = 3;
 
 /// Engine codes stored per group.

@@ -46,14 +46,9 @@ def dfa(eng, off, length, acc):
     kind = u32(eng, off + 20)
     header = 32 + 256
     cells = width * states * stride
-    classes = max(eng[off + 32:off + 288]) + 1
     acc["engines: DFA headers + class maps"] += header
     acc["engines: transitions"] += cells
     acc[f"engines: transitions, {width}-octet ids"] += cells
-    if width == 1:
-        # Rows padded to a power of two (format 3).
-        acc["engines: transitions, 1-octet row padding"] += \
-            states * (stride - classes)
     rest = length - header - cells
     if kind == 1:
         acc["engines: score tables"] += rest

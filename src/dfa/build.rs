@@ -753,6 +753,9 @@ fn minimal_table(
         .collect()
 }
 
+/// Writes a DFA in the wire format (see the module docs of `dfa`): merges
+/// byte classes with identical columns, picks 2- or 4-octet ids, and
+/// appends `extra` (score labels) 4-byte aligned.
 /// The per-DFA header fields that differ between the two kinds.
 struct Head {
     kind: u32,
@@ -763,9 +766,6 @@ struct Head {
     max_priority: u32,
 }
 
-/// Writes a DFA in the wire format (see the module docs of `dfa`): merges
-/// byte classes with identical columns, picks 1-octet state numbers or 2-
-/// or 4-octet ids, and appends `extra` (score labels) 4-byte aligned.
 fn emit(
     table: &[u32],
     count: usize,
@@ -787,26 +787,13 @@ fn emit(
             next_id
         });
     }
-    // The narrowest width: state numbers in one octet (up to 256 states),
-    // else premultiplied ids in 2 octets when they fit, else in 4. One-
-    // octet tables pad their rows to a power of two, so that the walk
-    // shifts instead of multiplying (see the module docs of `dfa`).
-    let width: u32 = if count <= 256 {
-        1
-    } else if count as u64 * kept.len() as u64 <= 1 << 16 {
-        2
-    } else {
-        4
-    };
-    let new_stride = if width == 1 {
-        kept.len().next_power_of_two() as u32
-    } else {
-        kept.len() as u32
-    };
+    let new_stride = kept.len() as u32;
     let classes: Vec<u8> =
         sub.classes.iter().map(|&c| class_map[usize::from(c)]).collect();
+    let narrow = count as u64 * u64::from(new_stride) <= 1 << 16;
+    let width: u32 = if narrow { 2 } else { 4 };
 
-    let cells = count * new_stride as usize;
+    let cells = count * kept.len();
     let mut out =
         Vec::with_capacity(super::HEADER_LEN + cells * 4 + extra.len() + 2);
     for field in [
@@ -824,19 +811,13 @@ fn emit(
     out.extend_from_slice(&classes);
     for s in 0..count {
         for &c in &kept {
-            let number = table[s * stride + c];
-            let id = number * new_stride;
-            match width {
-                1 => out.push(number as u8),
-                2 => out.extend_from_slice(&(id as u16).to_le_bytes()),
-                _ => out.extend_from_slice(&id.to_le_bytes()),
+            let id = table[s * stride + c] * new_stride;
+            if narrow {
+                out.extend_from_slice(&(id as u16).to_le_bytes());
+            } else {
+                out.extend_from_slice(&id.to_le_bytes());
             }
         }
-        // Padding columns (no octet's class): the allow sink.
-        out.resize(
-            super::HEADER_LEN + (s + 1) * new_stride as usize * width as usize,
-            0,
-        );
     }
     if !extra.is_empty() {
         out.resize(out.len().next_multiple_of(4), 0);

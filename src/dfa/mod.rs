@@ -17,12 +17,12 @@
 //! | 4 | 4 | `state_len`: number of states (>= 2) |
 //! | 8 | 4 | `start`: start state id |
 //! | 12 | 4 | `disallow_from`: first id of the disallow-labelled states |
-//! | 16 | 4 | `width`: octets per transition, 1, 2 or 4 |
+//! | 16 | 4 | `width`: octets per state id, 2 or 4 |
 //! | 20 | 4 | `kind`: 0 verdict DFA, 1 score DFA |
 //! | 24 | 4 | score DFA: 4 x the highest precedence of its rules (else 0) |
 //! | 28 | 4 | reserved, zero |
 //! | 32 | 256 | byte -> class map |
-//! | 288 | `width` x `state_len` x `stride` | transitions: 1 octet, a state number (`state_len <= 256`, `stride` a power of two); 2 or 4, a state id |
+//! | 288 | `width` x `state_len` x `stride` | transitions |
 //! | (4-aligned) | 8 x `state_len` | score DFAs only: best Allow, Disallow precedence per state (x 4, canonical) |
 //!
 //! State ids are premultiplied by `stride` (the id of state `i` is
@@ -37,14 +37,8 @@
 //! maxima, and field 12 is instead the end of the absorbing states (ids
 //! below it never change again, so the walk stops there).
 //!
-//! A table of at most 256 states stores state *numbers* in one octet (97 %
-//! of the automata of the real corpus), its rows padded to a power-of-two
-//! stride (the padding columns are never read: no octet maps to them);
-//! the walk shifts the number it reads by log2(stride), so the id it
-//! carries is the same as for the wider tables, and the dependent chain
-//! per octet gains a one-cycle shift, not a multiply. Larger tables store premultiplied ids, 2 octets wide whenever
-//! `state_len * stride <= 65536` (almost every other real group), else 4.
-//! Every width gives the same verdicts; the narrowest that fits is written.
+//! Ids are 2 octets wide whenever `state_len * stride <= 65536` (almost
+//! every real group), which halves the table and its cache footprint.
 //! Byte classes are merged after minimisation wherever two classes lead to
 //! the same state everywhere.
 //!
@@ -61,7 +55,7 @@
 //! different automata (a mixed-host frontier). Issue 13 measured 1.5x per
 //! URL for four lanes in lockstep and nothing more from eight.
 //!
-//! Lanes take verdict DFAs with 1-octet numbers or 2-octet ids and, in the rfc9309 dialect,
+//! Lanes take verdict DFAs with 2-octet ids and, in the rfc9309 dialect,
 //! paths that normalisation leaves unchanged (no `%`, control, space or
 //! non-ASCII octet); every other item is walked alone, at once, by
 //! [`Dfa::decide`]. Octets are read four at a time from fixed-size arrays,
@@ -101,8 +95,6 @@ pub(crate) struct Dfa<'a> {
 /// The transition table, at the width it was stored with.
 #[derive(Clone, Copy, Debug)]
 enum Table<'a> {
-    /// State numbers (ids divided by the stride).
-    U8(&'a [u8]),
     U16(&'a [u16]),
     U32(&'a [u32]),
 }
@@ -110,13 +102,6 @@ enum Table<'a> {
 /// A stored state id.
 trait StateId: Copy {
     fn get(self) -> u32;
-}
-
-impl StateId for u8 {
-    #[inline(always)]
-    fn get(self) -> u32 {
-        u32::from(self)
-    }
 }
 
 impl StateId for u16 {
@@ -162,14 +147,8 @@ impl<'a> Dfa<'a> {
         if !(1..=256).contains(&stride) || state_len < 2 {
             return bad("verdict DFA has an invalid stride or state count");
         }
-        if width != 1 && width != 2 && width != 4 {
+        if width != 2 && width != 4 {
             return bad("verdict DFA has an invalid state id width");
-        }
-        if width == 1 && (state_len > 256 || !stride.is_power_of_two()) {
-            return bad(
-                "verdict DFA with 1-octet ids has over 256 states or a \
-                 stride that is not a power of two",
-            );
         }
         let cells = u64::from(stride) * u64::from(state_len);
         let Some(end) = cells
@@ -209,16 +188,7 @@ impl<'a> Dfa<'a> {
         let raw = &bytes[HEADER_LEN..end];
         let unaligned =
             |_| LoadError::engine("verdict DFA table is misaligned");
-        let table = if width == 1 {
-            // A number `n` is the id `n * stride`: at most the last row's
-            // start exactly when `n < state_len`.
-            if check_table
-                && raw.iter().copied().max().map_or(0, u32::from) >= state_len
-            {
-                return bad("verdict DFA transition out of range");
-            }
-            Table::U8(raw)
-        } else if width == 2 {
+        let table = if width == 2 {
             let t: &[u16] =
                 bytemuck::try_cast_slice(raw).map_err(unaligned)?;
             if check_table
@@ -257,17 +227,15 @@ impl<'a> Dfa<'a> {
     /// The number of states.
     pub(crate) fn state_len(&self) -> usize {
         let cells = match self.table {
-            Table::U8(t) => t.len(),
             Table::U16(t) => t.len(),
             Table::U32(t) => t.len(),
         };
         cells / self.stride as usize
     }
 
-    /// The number of byte classes (a 1-octet table's rows may be longer:
-    /// padded to a power of two).
+    /// The number of byte classes.
     pub(crate) fn stride(&self) -> usize {
-        self.classes.iter().max().map_or(0, |&c| usize::from(c) + 1)
+        self.stride as usize
     }
 
     /// A score DFA's highest precedence (times 4, like its scores).
@@ -285,10 +253,6 @@ impl<'a> Dfa<'a> {
     fn next(&self, s: u32, b: u8) -> u32 {
         let at = (s + u32::from(self.classes[usize::from(b)])) as usize;
         match self.table {
-            Table::U8(t) => {
-                let shift = self.stride.trailing_zeros();
-                t.get(at).map_or(0, |&x| u32::from(x) << shift)
-            }
             Table::U16(t) => t.get(at).map_or(0, |&x| u32::from(x)),
             Table::U32(t) => t.get(at).copied().unwrap_or(0),
         }
@@ -436,7 +400,7 @@ impl<'a> Dfa<'a> {
 
     /// Walks from the start state until an id below `stop_below` (a state
     /// that can no longer change) or the end of the path.
-    #[inline(always)]
+    #[inline]
     fn run(
         &self,
         path: MatchPath<'_>,
@@ -444,23 +408,15 @@ impl<'a> Dfa<'a> {
         stop_below: u32,
     ) -> u32 {
         match self.table {
-            Table::U8(t) => {
-                let shift = self.stride.trailing_zeros();
-                self.walk(t, shift, path, dialect, stop_below)
-            }
-            Table::U16(t) => self.walk(t, 0, path, dialect, stop_below),
-            Table::U32(t) => self.walk(t, 0, path, dialect, stop_below),
+            Table::U16(t) => self.walk(t, path, dialect, stop_below),
+            Table::U32(t) => self.walk(t, path, dialect, stop_below),
         }
     }
 
-    /// The walk over a table whose stored value shifted left by `shift` is
-    /// the next state id (`shift` is log2(stride) for 1-octet numbers,
-    /// else 0).
     #[inline(always)]
     fn walk<T: StateId>(
         &self,
         table: &[T],
-        shift: u32,
         path: MatchPath<'_>,
         dialect: Dialect,
         stop_below: u32,
@@ -468,7 +424,6 @@ impl<'a> Dfa<'a> {
         let classes = self.classes;
         let next = |s: u32, b: u8| {
             table[(s + u32::from(classes[usize::from(b)])) as usize].get()
-                << shift
         };
         let mut s = self.start;
         if s < stop_below {
@@ -516,19 +471,11 @@ fn rfc9309_special(b: u8) -> bool {
     b == b'%' || b.wrapping_sub(0x21) > 0x7E - 0x21
 }
 
-/// A lane's transition table: 1-octet state numbers (shifted left by
-/// log2(stride): the id) or 2-octet ids.
-#[derive(Clone, Copy)]
-enum Cells<'t> {
-    U8(&'t [u8], u32),
-    U16(&'t [u16]),
-}
-
 /// One walk of [`decide_lanes`]: all it needs, so that lanes may walk
 /// different automata.
 #[derive(Clone, Copy)]
 struct Lane<'t, 'p> {
-    cells: Cells<'t>,
+    table: &'t [u16],
     classes: &'t [u8; 256],
     state: u32,
     /// Octets not walked yet.
@@ -551,10 +498,8 @@ impl<'t, 'p> Lane<'t, 'p> {
         dialect: Dialect,
         item: usize,
     ) -> Result<Lane<'t, 'p>, Verdict> {
-        let cells = match dfa.table {
-            Table::U8(t) => Cells::U8(t, dfa.stride.trailing_zeros()),
-            Table::U16(t) => Cells::U16(t),
-            Table::U32(_) => return Err(dfa.decide(path, dialect)),
+        let Table::U16(table) = dfa.table else {
+            return Err(dfa.decide(path, dialect));
         };
         if dialect == Dialect::Rfc9309
             && path.tail().iter().any(|&b| rfc9309_special(b))
@@ -562,7 +507,7 @@ impl<'t, 'p> Lane<'t, 'p> {
             return Err(dfa.decide(path, dialect));
         }
         let mut lane = Lane {
-            cells,
+            table,
             classes: dfa.classes,
             state: dfa.start,
             rest: path.tail(),
@@ -583,33 +528,8 @@ impl<'t, 'p> Lane<'t, 'p> {
 
     #[inline(always)]
     fn next(&self, s: u32, b: u8) -> u32 {
-        let at = (s + u32::from(self.classes[usize::from(b)])) as usize;
-        match self.cells {
-            Cells::U8(t, shift) => u32::from(t[at]) << shift,
-            Cells::U16(t) => u32::from(t[at]),
-        }
-    }
-
-    /// The state after four octets (the table's width is looked at once).
-    #[inline(always)]
-    fn next4(&self, s: u32, q: &[u8; 4]) -> u32 {
-        let classes = self.classes;
-        match self.cells {
-            Cells::U8(t, shift) => {
-                let next = |s: u32, b: u8| {
-                    let c = u32::from(classes[usize::from(b)]);
-                    u32::from(t[(s + c) as usize]) << shift
-                };
-                next(next(next(next(s, q[0]), q[1]), q[2]), q[3])
-            }
-            Cells::U16(t) => {
-                let next = |s: u32, b: u8| {
-                    let c = u32::from(classes[usize::from(b)]);
-                    u32::from(t[(s + c) as usize])
-                };
-                next(next(next(next(s, q[0]), q[1]), q[2]), q[3])
-            }
-        }
+        let class = u32::from(self.classes[usize::from(b)]);
+        u32::from(self.table[(s + class) as usize])
     }
 
     /// The verdict once fewer than four octets are left or the state is a
@@ -675,7 +595,11 @@ fn decide_lanes_n<
             let Some(lane) = slot else { continue };
             live = true;
             if let Some((q, tail)) = lane.rest.split_first_chunk::<4>() {
-                let s = lane.next4(lane.state, q);
+                let s = lane.state;
+                let s = lane.next(
+                    lane.next(lane.next(lane.next(s, q[0]), q[1]), q[2]),
+                    q[3],
+                );
                 lane.state = s;
                 lane.rest = tail;
                 if s >= lane.stop_below && tail.len() >= 4 {
@@ -712,36 +636,17 @@ pub(crate) fn decide_lanes_one(
     dialect: Dialect,
     out: &mut [Verdict],
 ) {
-    match dfa.table {
-        Table::U8(t) => {
-            let shift = dfa.stride.trailing_zeros();
-            lanes_one(dfa, t, shift, paths, dialect, out)
+    let Table::U16(table) = dfa.table else {
+        for (v, &p) in out.iter_mut().zip(paths) {
+            *v = dfa.decide(p, dialect);
         }
-        Table::U16(t) => lanes_one(dfa, t, 0, paths, dialect, out),
-        Table::U32(_) => {
-            for (v, &p) in out.iter_mut().zip(paths) {
-                *v = dfa.decide(p, dialect);
-            }
-        }
-    }
-}
-
-/// [`decide_lanes_one`] over `dfa`'s table `table`, whose stored values
-/// shifted left by `shift` are state ids.
-#[inline(always)]
-fn lanes_one<T: StateId>(
-    dfa: &Dfa<'_>,
-    table: &[T],
-    shift: u32,
-    paths: &[MatchPath<'_>],
-    dialect: Dialect,
-    out: &mut [Verdict],
-) {
+        return;
+    };
     let classes = dfa.classes;
     let (stride, stop_below, boundary) =
         (dfa.stride, 2 * dfa.stride, dfa.boundary);
     let next = |s: u32, b: u8| {
-        table[(s + u32::from(classes[usize::from(b)])) as usize].get() << shift
+        u32::from(table[(s + u32::from(classes[usize::from(b)])) as usize])
     };
     let verdict = |s: u32| {
         if s == stride || s >= boundary {
@@ -817,8 +722,8 @@ mod tests {
     }
 }
 
-/// Every state id width gives the same verdicts, in every walk, and the
-/// narrowest that fits is the one written.
+/// Both state id widths give the reference's verdicts, in every walk, and
+/// the narrower is written whenever it fits.
 #[cfg(all(test, feature = "compile"))]
 mod width_tests {
     use super::build::{self, Budget, BuildRule, Meter};
@@ -852,20 +757,17 @@ mod width_tests {
     /// The same automaton with its transitions written `width` octets wide
     /// (written independently of `build::emit`, from the ids it stored).
     fn reencode(bytes: &[u8], width: u32) -> Vec<u8> {
-        let (stride, states) = (le_u32(bytes, 0), le_u32(bytes, 4));
+        let cells = (le_u32(bytes, 0) * le_u32(bytes, 4)) as usize;
         let old = le_u32(bytes, 16) as usize;
-        let cells = (stride * states) as usize;
         let mut out = bytes[..HEADER_LEN].to_vec();
         out[16..20].copy_from_slice(&width.to_le_bytes());
         for i in 0..cells {
             let at = HEADER_LEN + i * old;
             let id = match old {
-                1 => u32::from(bytes[at]) * stride,
                 2 => u32::from(u16::from_le_bytes([bytes[at], bytes[at + 1]])),
                 _ => le_u32(bytes, at),
             };
             match width {
-                1 => out.push(u8::try_from(id / stride).unwrap()),
                 2 => out.extend_from_slice(
                     &u16::try_from(id).unwrap().to_le_bytes(),
                 ),
@@ -978,7 +880,7 @@ mod width_tests {
     }
 
     #[test]
-    fn small_automata_take_one_octet_and_every_width_agrees() {
+    fn small_automata_take_two_octets_and_agree_with_four() {
         use RuleKind::{Allow, Disallow};
         let rules = [
             rule(Disallow, "/a*b"),
@@ -988,15 +890,15 @@ mod width_tests {
             rule(Disallow, "/p12"),
             rule(Allow, "/p1*.z"),
         ];
-        check(&rules, 1, &[1, 2, 4]);
+        check(&rules, 2, &[2, 4]);
     }
 
     #[test]
-    fn large_automata_take_two_octets_and_agree_with_four() {
-        // 300 literal paths of 8 pseudo-random hex digits: after the first
-        // few octets each path is alone, so its remaining octets are
-        // distinct states (well over 256 after minimisation).
-        let rules: Vec<(RuleKind, Vec<u8>)> = (0..300u32)
+    fn large_automata_take_four_octets() {
+        // 1,500 literal paths of 12 pseudo-random hex digits: after the
+        // first few octets each path is alone, so its remaining octets are
+        // distinct states: over 65,536 cells after minimisation.
+        let rules: Vec<(RuleKind, Vec<u8>)> = (0..1500u32)
             .map(|i| {
                 let kind = if i % 3 == 0 {
                     RuleKind::Allow
@@ -1004,51 +906,9 @@ mod width_tests {
                     RuleKind::Disallow
                 };
                 let h = i.wrapping_mul(0x9E37_79B9).rotate_left(7);
-                (kind, format!("/p{h:08x}").into_bytes())
+                (kind, format!("/p{h:08x}{:04x}", h >> 16).into_bytes())
             })
             .collect();
-        check(&rules, 2, &[2, 4]);
-    }
-
-    #[test]
-    fn one_octet_tables_are_validated() {
-        let built = build_dfa(&[rule(RuleKind::Disallow, "/a*b")]);
-        assert_eq!(le_u32(&built, 16), 1);
-        let states = le_u32(&built, 4);
-        assert!(Dfa::from_bytes_with(&built, true).is_ok());
-        // A transition to a state past the last.
-        let mut bad = built.clone();
-        *bad.last_mut().unwrap() = states as u8;
-        assert!(Dfa::from_bytes_with(&bad, true).is_err());
-        // More states than one octet numbers (the table sized to match).
-        let mut big = built[..HEADER_LEN].to_vec();
-        let stride = le_u32(&built, 0);
-        big[4..8].copy_from_slice(&257u32.to_le_bytes());
-        big.resize(HEADER_LEN + 257 * stride as usize, 0);
-        assert!(Dfa::from_bytes_with(&big, true).is_err());
-        // A stride that is not a power of two (everything else valid), then
-        // the next power of two.
-        for (extra, ok) in [(1, false), (stride, true)] {
-            let wider = stride + extra;
-            let mut odd = built[..HEADER_LEN].to_vec();
-            odd[0..4].copy_from_slice(&wider.to_le_bytes());
-            odd[8..12].copy_from_slice(&(2 * wider).to_le_bytes());
-            odd[12..16].copy_from_slice(&(2 * wider).to_le_bytes());
-            odd.resize(HEADER_LEN + (states * wider) as usize, 0);
-            assert_eq!(
-                Dfa::from_bytes_with(&odd, true).is_ok(),
-                ok,
-                "{wider}"
-            );
-        }
-        // The same bytes at width 2 load.
-        let mut wide = big[..HEADER_LEN].to_vec();
-        wide[16..20].copy_from_slice(&2u32.to_le_bytes());
-        wide.resize(HEADER_LEN + 2 * 257 * stride as usize, 0);
-        let mut words = vec![0u32; wide.len().div_ceil(4)];
-        bytemuck::cast_slice_mut::<u32, u8>(&mut words)[..wide.len()]
-            .copy_from_slice(&wide);
-        let wide = &bytemuck::cast_slice::<u32, u8>(&words)[..wide.len()];
-        assert!(Dfa::from_bytes_with(wide, true).is_ok());
+        check(&rules, 4, &[4]);
     }
 }
