@@ -340,8 +340,8 @@ impl<'a> Bundle<'a> {
             let (off, len) = self.member_extent(m);
             let next = off.checked_add(len);
             if off < end
-                || off - end >= wire::SECTION_ALIGN as u64
-                || off % wire::SECTION_ALIGN as u64 != 0
+                || off - end >= wire::MEMBER_ALIGN as u64
+                || off % wire::MEMBER_ALIGN as u64 != 0
                 || next.is_none_or(|e| e > self.file_len)
             {
                 return bad("member out of bounds");

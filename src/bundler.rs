@@ -119,11 +119,11 @@ impl BundleBuilder {
         let member_tab_at = out.len();
         out.resize(out.len() + members.len() * MEMBER_REC, 0);
         out.extend_from_slice(&names);
-        out.resize(out.len().next_multiple_of(wire::SECTION_ALIGN), 0);
+        out.resize(out.len().next_multiple_of(wire::MEMBER_ALIGN), 0);
         let index_len = out.len();
         let mut member_tab = Vec::with_capacity(members.len() * MEMBER_REC);
         for m in &members {
-            out.resize(out.len().next_multiple_of(wire::SECTION_ALIGN), 0);
+            out.resize(out.len().next_multiple_of(wire::MEMBER_ALIGN), 0);
             let (off, len) = (out.len() as u64, m.len() as u64);
             push_rec(
                 &mut member_tab,

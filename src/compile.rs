@@ -326,6 +326,8 @@ type Placed = (u32, u32, u64, u64);
 struct Writer {
     config: Config,
     strings: Vec<u8>,
+    /// Where each string already in `strings` starts.
+    string_ids: HashMap<Vec<u8>, u32>,
     robots: Vec<u8>,
     agents: Vec<u8>,
     groups: Vec<u8>,
@@ -366,6 +368,7 @@ impl Writer {
         Writer {
             config,
             strings: Vec::new(),
+            string_ids: HashMap::new(),
             robots: Vec::new(),
             agents: Vec::new(),
             groups: Vec::new(),
@@ -384,10 +387,17 @@ impl Writer {
         }
     }
 
+    /// Stores a string once: an equal string already stored (a rule's
+    /// pattern equal to its value as written, a rule repeated in other
+    /// agents' groups, a diagnostic's kind) is shared.
     fn string(&mut self, s: &[u8]) -> Result<(u32, u32), BuildError> {
+        if let Some(&off) = self.string_ids.get(s) {
+            return Ok((off, s.len() as u32));
+        }
         let off = to_u32(self.strings.len(), "string table")?;
         self.strings.extend_from_slice(s);
         to_u32(self.strings.len(), "string table")?;
+        self.string_ids.insert(s.to_vec(), off);
         Ok((off, s.len() as u32))
     }
 
@@ -528,9 +538,20 @@ impl Writer {
                 RuleKind::Allow => 0,
                 RuleKind::Disallow => 1,
             };
+            // A line keeps at most 16,663 octets, so a value fits 15 bits
+            // and its pattern (at most 3 octets per octet) 16.
+            if vlen > wire::RULE_VALUE_MAX || plen > wire::RULE_PATTERN_MAX {
+                return Err(BuildError::too_large(format!(
+                    "rule on line {}: value of {vlen} octets or pattern of \
+                     {plen} (at most {} and {})",
+                    r.line(),
+                    wire::RULE_VALUE_MAX,
+                    wire::RULE_PATTERN_MAX
+                )));
+            }
             push_rec(
                 &mut self.rules,
-                &[r.line(), kind, plen, voff, vlen, poff, plen, 0],
+                &[r.line(), voff, poff, vlen | kind << 15 | plen << 16],
             );
             self.rule_len = to_u32(self.rule_len as usize + 1, "rules")?;
         }
@@ -709,12 +730,22 @@ impl Writer {
         ];
         let side_section =
             (!side.is_empty()).then_some((wire::TAG_SIDE, &side[..]));
-        let all: Vec<([u8; 4], &[u8])> =
-            sections.into_iter().chain(side_section).collect();
+        // Empty sections are left out: a reader takes a missing one as
+        // empty.
+        let all: Vec<([u8; 4], &[u8])> = sections
+            .into_iter()
+            .filter(|(_, body)| !body.is_empty())
+            .chain(side_section)
+            .collect();
         let mut out = vec![0u8; wire::HEADER_LEN + all.len() * wire::DIR_REC];
         let mut dir = Vec::with_capacity(all.len() * wire::DIR_REC);
         for &(tag, body) in &all {
-            out.resize(out.len().next_multiple_of(wire::SECTION_ALIGN), 0);
+            let align = if tag == wire::TAG_ENGINES {
+                wire::ENGINES_ALIGN
+            } else {
+                wire::SECTION_ALIGN
+            };
+            out.resize(out.len().next_multiple_of(align), 0);
             dir.extend_from_slice(&tag);
             dir.extend_from_slice(&0u32.to_le_bytes());
             dir.extend_from_slice(&(out.len() as u64).to_le_bytes());
@@ -805,6 +836,80 @@ mod tests {
             );
             assert_eq!(f.decide(&url), f.explain(&url).verdict());
         }
+    }
+
+    /// The section directory of a rules file: (tag, offset, length).
+    fn directory(bytes: &[u8]) -> Vec<([u8; 4], usize, usize)> {
+        let n = wire::u32_at(bytes, 36) as usize;
+        (0..n)
+            .map(|i| {
+                let at = wire::HEADER_LEN + i * wire::DIR_REC;
+                let tag: [u8; 4] = bytes[at..at + 4].try_into().unwrap();
+                let off = wire::u64_at(bytes, at + 8) as usize;
+                (tag, off, wire::u64_at(bytes, at + 16) as usize)
+            })
+            .collect()
+    }
+
+    /// Format 3: each distinct string once, 16-octet rule records, empty
+    /// sections left out, sections 8-byte aligned and engines 64; and a
+    /// reader refuses a misaligned section and a file without its robots
+    /// entry.
+    #[test]
+    fn format_3_stores_strings_once_and_leaves_empty_sections_out() {
+        // Two agents share one group; the other agent's group repeats the
+        // rule on another line; values equal their patterns.
+        let robots = b"user-agent: a\nuser-agent: b\ndisallow: /x\n\n\
+                       user-agent: c\ndisallow: /x\nallow: /x/y\n";
+        let bytes = Compiler::new().compile(robots).unwrap();
+        let dir = directory(&bytes);
+        let tags: Vec<&[u8]> = dir.iter().map(|(t, _, _)| &t[..]).collect();
+        assert_eq!(
+            tags,
+            [&b"STRS"[..], b"ROBO", b"AGNT", b"GRUP", b"RULE", b"ENGN"]
+        );
+        let len = |tag: &[u8]| dir.iter().find(|d| d.0 == tag).unwrap().2;
+        // "a", "b", "c", "/x", "/x/y": each once.
+        assert_eq!(len(b"STRS"), 1 + 1 + 1 + 2 + 4);
+        // Groups {a, b} and {c}, each with its rules: 3 records.
+        assert_eq!(len(b"RULE"), 3 * wire::RULE_REC);
+        assert_eq!(wire::RULE_REC, 16);
+        for &(tag, off, _) in &dir {
+            let align = if &tag == b"ENGN" { 64 } else { 8 };
+            assert_eq!(off % align, 0, "{}", String::from_utf8_lossy(&tag));
+        }
+        let aligned = AlignedBytes::from(&bytes[..]);
+        let rules = Rules::from_bytes(aligned.as_bytes()).unwrap();
+        assert_eq!(rules.sitemaps().count(), 0);
+        for (agent, url, allowed) in [
+            ("a", "http://h/x", false),
+            ("b", "http://h/x/y", false),
+            ("c", "http://h/x/y", true),
+            ("c", "http://h/x/z", false),
+            ("d", "http://h/x", true),
+        ] {
+            let m = rules.matcher(agent).unwrap();
+            assert_eq!(m.is_allowed(url.as_bytes()), allowed, "{agent} {url}");
+            let r = m.explain(url.as_bytes());
+            assert_eq!(r.verdict() == crate::verdict::Verdict::Allow, allowed);
+        }
+        // Hostile: a section moved to an odd offset, and the robots entry
+        // renamed away (checksums rewritten so the structure is what fails).
+        let resum = |mut b: Vec<u8>| {
+            let crc = wire::checksum(&b);
+            b[wire::CHECKSUM_AT..wire::CHECKSUM_AT + 4]
+                .copy_from_slice(&crc.to_le_bytes());
+            AlignedBytes::from(&b[..])
+        };
+        let robo = dir.iter().position(|d| &d.0 == b"ROBO").unwrap();
+        let at = wire::HEADER_LEN + robo * wire::DIR_REC;
+        let mut moved = bytes.clone();
+        let off = wire::u64_at(&bytes, at + 8) + 4;
+        moved[at + 8..at + 16].copy_from_slice(&off.to_le_bytes());
+        assert!(Rules::from_bytes(resum(moved).as_bytes()).is_err());
+        let mut renamed = bytes.clone();
+        renamed[at..at + 4].copy_from_slice(b"ROBX");
+        assert!(Rules::from_bytes(resum(renamed).as_bytes()).is_err());
     }
 
     /// A byte budget sends a group to the split engine, then to the direct

@@ -2,11 +2,12 @@
 //! bounds-checked little-endian reads that the writers and readers of rules
 //! files and bundles share.
 //!
-//! # Rules file layout (format version 2)
+//! # Rules file layout (format version 3)
 //!
 //! A rules file is a 64-byte header, a section directory, and sections, all
-//! little-endian, every section 64-byte aligned, then optionally the *side
-//! section* (below):
+//! little-endian, every section 8-byte aligned (the engines section
+//! 64-byte aligned), then optionally the *side section* (below). A section
+//! with no record is left out of the directory and reads as empty:
 //!
 //! | offset | size | field |
 //! |---|---|---|
@@ -52,7 +53,7 @@
 //!
 //! A file with no such line has no side section (length 0, no `XTRA` entry).
 //!
-//! # Bundle layout (bundle format version 2)
+//! # Bundle layout (bundle format version 3)
 //!
 //! | offset | size | field |
 //! |---|---|---|
@@ -86,7 +87,15 @@ pub(crate) const ENDIAN_MARK: u32 = 0x0000_FEFF;
 pub(crate) const HEADER_LEN: usize = 64;
 pub(crate) const DIR_REC: usize = 24;
 pub(crate) const CHECKSUM_AT: usize = 24;
-pub(crate) const SECTION_ALIGN: usize = 64;
+/// Rules file sections start at multiples of 8 (their records are read
+/// field by field; the automata need 4), except the engines section.
+pub(crate) const SECTION_ALIGN: usize = 8;
+/// The engines section, and each engine in it, start at multiples of 64:
+/// an automaton's table starts on a cache line.
+pub(crate) const ENGINES_ALIGN: usize = 64;
+/// Bundle members start at multiples of 64 (so their engines stay
+/// cache-line aligned).
+pub(crate) const MEMBER_ALIGN: usize = 64;
 
 pub(crate) const TAG_STRINGS: [u8; 4] = *b"STRS";
 pub(crate) const TAG_ROBOTS: [u8; 4] = *b"ROBO";
@@ -107,7 +116,14 @@ pub(crate) const SIDE_HEADER_LEN: usize = 8;
 pub(crate) const ROBOTS_REC: usize = 48;
 pub(crate) const AGENT_REC: usize = 16;
 pub(crate) const GROUP_REC: usize = 32;
-pub(crate) const RULE_REC: usize = 32;
+pub(crate) const RULE_REC: usize = 16;
+/// A rule record is line, value offset, pattern offset, and one field
+/// packing the value's length (bits 0-14), the kind (bit 15: 0 Allow, 1
+/// Disallow) and the pattern's length (bits 16-31). A pattern's precedence
+/// is its length.
+pub(crate) const RULE_VALUE_MAX: u32 = (1 << 15) - 1;
+#[cfg(feature = "compile")]
+pub(crate) const RULE_PATTERN_MAX: u32 = (1 << 16) - 1;
 pub(crate) const SITEMAP_REC: usize = 16;
 pub(crate) const DELAY_REC: usize = 24;
 pub(crate) const DIAG_REC: usize = 16;
@@ -115,8 +131,10 @@ pub(crate) const OTHER_REC: usize = 32;
 
 /// The rules file format version this crate reads and writes.
 ///
-/// Version 2 added the side section and the crawl-delay records' group.
-pub const FORMAT_VERSION: u32 = 2;
+/// Version 2 added the side section and the crawl-delay records' group;
+/// version 3, each distinct string stored once, sections 8-byte aligned
+/// (engines 64), empty sections left out, and 16-octet rule records.
+pub const FORMAT_VERSION: u32 = 3;
 
 /// Engine codes stored per group.
 pub(crate) const ENGINE_DFA: u32 = 1;
@@ -138,8 +156,8 @@ pub(crate) const NOTE_RULE_STARS: u32 = 5;
 /// The bundle format version this crate reads and writes.
 /// Version 2: its members are rules files of format version 2 (so an
 /// older reader refuses the bundle when opening it, not at its first
-/// member).
-pub const BUNDLE_FORMAT_VERSION: u32 = 2;
+/// member); version 3, of format version 3.
+pub const BUNDLE_FORMAT_VERSION: u32 = 3;
 
 pub(crate) const BUNDLE_MAGIC: &[u8; 8] = b"ROBOBNDL";
 pub(crate) const HOST_REC: usize = 16;

@@ -721,3 +721,194 @@ mod tests {
         }
     }
 }
+
+/// Both state id widths give the reference's verdicts, in every walk, and
+/// the narrower is written whenever it fits.
+#[cfg(all(test, feature = "compile"))]
+mod width_tests {
+    use super::build::{self, Budget, BuildRule, Meter};
+    use super::{Dfa, HEADER_LEN, decide_lanes, decide_lanes_one, le_u32};
+    use crate::dialect::Dialect;
+    use crate::pattern;
+    use crate::url::MatchPath;
+    use crate::verdict::{RuleKind, Verdict};
+
+    fn build_dfa(rules: &[(RuleKind, Vec<u8>)]) -> Vec<u8> {
+        let rules: Vec<BuildRule> = rules
+            .iter()
+            .map(|(kind, p)| {
+                let (toks, anchored) = pattern::tokens(p, Dialect::Google);
+                BuildRule {
+                    kind: *kind,
+                    priority: p.len() as u32,
+                    toks,
+                    anchored,
+                }
+            })
+            .collect();
+        let budget = Budget {
+            max_states: 50_000,
+            max_work: 25_000_000,
+            max_cells: 4 << 20,
+        };
+        build::build(&rules, budget, &mut Meter::new(u64::MAX)).unwrap()
+    }
+
+    /// The same automaton with its transitions written `width` octets wide
+    /// (written independently of `build::emit`, from the ids it stored).
+    fn reencode(bytes: &[u8], width: u32) -> Vec<u8> {
+        let cells = (le_u32(bytes, 0) * le_u32(bytes, 4)) as usize;
+        let old = le_u32(bytes, 16) as usize;
+        let mut out = bytes[..HEADER_LEN].to_vec();
+        out[16..20].copy_from_slice(&width.to_le_bytes());
+        for i in 0..cells {
+            let at = HEADER_LEN + i * old;
+            let id = match old {
+                2 => u32::from(u16::from_le_bytes([bytes[at], bytes[at + 1]])),
+                _ => le_u32(bytes, at),
+            };
+            match width {
+                2 => out.extend_from_slice(
+                    &u16::try_from(id).unwrap().to_le_bytes(),
+                ),
+                _ => out.extend_from_slice(&id.to_le_bytes()),
+            }
+        }
+        out
+    }
+
+    /// The reference: the longest matching pattern wins, Allow on ties.
+    fn reference(rules: &[(RuleKind, Vec<u8>)], path: &[u8]) -> Verdict {
+        let best = |want: RuleKind| {
+            rules
+                .iter()
+                .filter(|(k, p)| {
+                    *k == want && pattern::matches(p, Dialect::Google, path)
+                })
+                .map(|(_, p)| p.len())
+                .max()
+        };
+        if best(RuleKind::Disallow) > best(RuleKind::Allow) {
+            Verdict::Disallow
+        } else {
+            Verdict::Allow
+        }
+    }
+
+    /// Deterministic paths over some octets the rules use and others,
+    /// and each rule's pattern (without `*`), shortened and extended.
+    fn paths(rules: &[(RuleKind, Vec<u8>)]) -> Vec<Vec<u8>> {
+        let alphabet = b"/abxyz0123456789p.";
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut out: Vec<Vec<u8>> = rules
+            .iter()
+            .flat_map(|(_, p)| {
+                let p: Vec<u8> =
+                    p.iter().copied().filter(|&b| b != b'*').collect();
+                let p = p.strip_suffix(b"$").unwrap_or(&p).to_vec();
+                [p[..p.len() - 1].to_vec(), [&p[..], b"x"].concat(), p]
+            })
+            .collect();
+        out.extend((0..3000).map(|_| {
+            let len = (next() % 14) as usize;
+            let mut p = vec![b'/'];
+            for _ in 0..len {
+                p.push(alphabet[(next() % alphabet.len() as u64) as usize]);
+            }
+            p
+        }));
+        out
+    }
+
+    fn check(rules: &[(RuleKind, Vec<u8>)], built_width: u32, widths: &[u32]) {
+        let built = build_dfa(rules);
+        assert_eq!(le_u32(&built, 16), built_width, "the narrowest width");
+        let encoded: Vec<Vec<u32>> = widths
+            .iter()
+            .map(|&w| {
+                // u32-aligned copies, as the container guarantees.
+                let bytes = reencode(&built, w);
+                let mut words = vec![0u32; bytes.len().div_ceil(4)];
+                bytemuck::cast_slice_mut::<u32, u8>(&mut words)[..bytes.len()]
+                    .copy_from_slice(&bytes);
+                words
+            })
+            .collect();
+        let dfas: Vec<Dfa<'_>> = encoded
+            .iter()
+            .zip(widths)
+            .map(|(words, &w)| {
+                let bytes = bytemuck::cast_slice::<u32, u8>(words);
+                let cells = (le_u32(bytes, 0) * le_u32(bytes, 4)) as usize;
+                let len = HEADER_LEN + cells * w as usize;
+                Dfa::from_bytes_with(&bytes[..len], true).unwrap()
+            })
+            .collect();
+        let paths = paths(rules);
+        let mps: Vec<MatchPath<'_>> =
+            paths.iter().map(|p| MatchPath::from_path(p)).collect();
+        let want: Vec<Verdict> =
+            paths.iter().map(|p| reference(rules, p)).collect();
+        assert!(want.contains(&Verdict::Allow));
+        assert!(want.contains(&Verdict::Disallow));
+        for dfa in &dfas {
+            for (mp, w) in mps.iter().zip(&want) {
+                assert_eq!(dfa.decide(*mp, Dialect::Google), *w);
+            }
+            let mut out = vec![Verdict::Allow; mps.len()];
+            decide_lanes_one(dfa, &mps, Dialect::Google, &mut out);
+            assert_eq!(out, want);
+        }
+        // One batch whose lanes mix the widths.
+        let mut out = vec![Verdict::Allow; mps.len()];
+        let items = mps
+            .iter()
+            .enumerate()
+            .map(|(i, mp)| (i, dfas[i % dfas.len()], *mp, Dialect::Google));
+        decide_lanes(items, &mut out);
+        assert_eq!(out, want);
+    }
+
+    fn rule(kind: RuleKind, p: &str) -> (RuleKind, Vec<u8>) {
+        (kind, p.as_bytes().to_vec())
+    }
+
+    #[test]
+    fn small_automata_take_two_octets_and_agree_with_four() {
+        use RuleKind::{Allow, Disallow};
+        let rules = [
+            rule(Disallow, "/a*b"),
+            rule(Allow, "/ab*y"),
+            rule(Disallow, "/x*y$"),
+            rule(Allow, "/x"),
+            rule(Disallow, "/p12"),
+            rule(Allow, "/p1*.z"),
+        ];
+        check(&rules, 2, &[2, 4]);
+    }
+
+    #[test]
+    fn large_automata_take_four_octets() {
+        // 1,500 literal paths of 12 pseudo-random hex digits: after the
+        // first few octets each path is alone, so its remaining octets are
+        // distinct states: over 65,536 cells after minimisation.
+        let rules: Vec<(RuleKind, Vec<u8>)> = (0..1500u32)
+            .map(|i| {
+                let kind = if i % 3 == 0 {
+                    RuleKind::Allow
+                } else {
+                    RuleKind::Disallow
+                };
+                let h = i.wrapping_mul(0x9E37_79B9).rotate_left(7);
+                (kind, format!("/p{h:08x}{:04x}", h >> 16).into_bytes())
+            })
+            .collect();
+        check(&rules, 4, &[4]);
+    }
+}
