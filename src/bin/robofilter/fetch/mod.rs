@@ -1,0 +1,435 @@
+//! `robofilter fetch [INPUT]... -o OUT.jsonl`: get the robots.txt of every
+//! host of a frontier (RFC 9309 sections 2.3-2.4, SEMANTICS.md section
+//! 4a), politely, into the manifest `compile --manifest` reads.
+//!
+//! OUT is also the cache: the next run with the same `-o` keeps entries
+//! that are still fresh without a request, revalidates stale ones with a
+//! conditional GET, and keeps a previous copy (up to 30 days old) when a
+//! refresh fails with a server error or no response (`stale_since`).
+//! Results go to `OUT.journal` as they complete (locked; read back by an
+//! interrupted run's successor), and OUT is replaced atomically at the
+//! end.
+
+mod cache;
+mod client;
+mod input;
+mod journal;
+
+use std::collections::HashMap;
+use std::io::{IsTerminal, Write};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, Result, bail};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::args::{FetchArgs, SchemeArg};
+use crate::fetch::cache::Ttl;
+use crate::fetch::client::{
+    Client, Fetched, Pin, Reply, Settings, Validators,
+};
+use crate::fetch::input::Target;
+use crate::fetch::journal::{Entry, Journal, Status};
+use crate::files;
+
+/// What became of one host, for the counts.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+enum Kind {
+    /// A 2xx body.
+    Ok,
+    /// 304: the previous copy, renewed.
+    Revalidated,
+    /// 3xx not followed to the end, more than five redirects, 4xx but
+    /// 429: allow all.
+    Unavailable,
+    /// 5xx, 429 or no response: disallow all.
+    Unreachable,
+    /// A failed refresh; the previous copy stays in use.
+    Stale,
+    /// Still fresh: no request.
+    Fresh,
+    /// Fetched by the interrupted run whose journal this run resumed.
+    Resumed,
+}
+
+#[derive(Default)]
+struct Counts([u64; 7]);
+
+impl Counts {
+    fn add(&mut self, k: Kind) {
+        self.0[k as usize] += 1;
+    }
+
+    fn get(&self, k: Kind) -> u64 {
+        self.0[k as usize]
+    }
+
+    fn progress(&self) -> String {
+        format!(
+            "2xx {} · 304 {} · unavailable {} · unreachable {} · stale {}",
+            self.get(Kind::Ok),
+            self.get(Kind::Revalidated),
+            self.get(Kind::Unavailable),
+            self.get(Kind::Unreachable),
+            self.get(Kind::Stale)
+        )
+    }
+}
+
+pub fn run(args: FetchArgs) -> Result<()> {
+    let start = Instant::now();
+    let out_path = &args.output;
+    if files::is_stdin(out_path) {
+        bail!(
+            "-o - is refused: fetch replaces OUT atomically at the end and \
+             keeps OUT.journal beside it to resume an interrupted run; give a \
+             file name (and read it with `compile --manifest OUT`)"
+        );
+    }
+    let pins = args
+        .resolve
+        .iter()
+        .map(|s| Pin::parse(s))
+        .collect::<Result<Vec<_>>>()?;
+    let ttl = Ttl { min: args.min_ttl, max: args.max_ttl };
+    if ttl.min > ttl.max {
+        bail!(
+            "--min-ttl {} is above --max-ttl {} (give a minimum lifetime \
+             no longer than the maximum)",
+            ttl.min,
+            ttl.max
+        );
+    }
+    let inputs: Vec<&std::path::Path> =
+        args.inputs.iter().map(|p| p.as_path()).collect();
+    let stdin_only = [std::path::Path::new("-")];
+    files::check_output_not_input(
+        out_path,
+        if inputs.is_empty() { &stdin_only } else { &inputs },
+    )?;
+
+    // The journal first: a second run on the same OUT stops here.
+    let (mut journal, resumed, cut) = Journal::open(out_path)?;
+    if cut > 0 {
+        diag!(
+            "robofilter: warning: {cut} line(s) of '{}' were cut by an \
+             interruption or unreadable: those hosts are fetched again",
+            journal.path().display()
+        );
+    }
+    let (previous, unreadable) =
+        if std::fs::metadata(out_path).is_ok_and(|m| m.is_file()) {
+            journal::read_entries(out_path)?
+        } else {
+            (HashMap::new(), 0)
+        };
+    if unreadable > 0 {
+        diag!(
+            "robofilter: warning: {unreadable} line(s) of '{}' are not \
+             entries of a previous fetch (no cache for them): their hosts \
+             are fetched again",
+            out_path.display()
+        );
+    }
+    let mut out = files::AtomicFile::create(out_path)?;
+
+    let https = matches!(args.scheme, SchemeArg::Https);
+    let (targets, stats) =
+        input::read_targets(&args.inputs, https, args.shard)?;
+    for bad in &stats.bad {
+        diag!("robofilter: warning: {bad}");
+    }
+    if stats.bad_len > stats.bad.len() as u64 {
+        diag!(
+            "robofilter: warning: {} more bad input line(s) skipped",
+            stats.bad_len - stats.bad.len() as u64
+        );
+    }
+    if !resumed.is_empty() {
+        diag!(
+            "robofilter: resuming: {} host(s) already fetched in '{}'",
+            resumed.len(),
+            journal.path().display()
+        );
+    }
+
+    // Each host: resumed, still fresh, or to be asked.
+    let now = unix_now();
+    let mut counts = Counts::default();
+    let mut results: Vec<Option<Entry>> = vec![None; targets.len()];
+    let mut jobs = Vec::new();
+    for (i, t) in targets.iter().enumerate() {
+        let url = t.url();
+        let same = |e: &&Entry| e.url == url;
+        if let Some(e) = resumed.get(&t.key).filter(same) {
+            results[i] = Some(e.clone());
+            counts.add(Kind::Resumed);
+        } else if let Some(e) =
+            previous.get(&t.key).filter(same).filter(|e| now < e.expires)
+        {
+            results[i] = Some(e.clone());
+            counts.add(Kind::Fresh);
+        } else {
+            let prev = previous.get(&t.key).filter(same).cloned();
+            jobs.push((i, t.clone(), prev));
+        }
+    }
+
+    let settings = Settings {
+        user_agent: args.user_agent.clone(),
+        timeout: Duration::from_secs_f64(args.timeout),
+        max_body: args.max_body,
+        retries: args.retries,
+        resolve: pins,
+    };
+    let bar = progress_bar(jobs.len() as u64);
+    if !jobs.is_empty() {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .context("cannot start the async runtime")?;
+        rt.block_on(fetch_all(
+            jobs,
+            &settings,
+            args.concurrency as usize,
+            ttl,
+            &mut journal,
+            &mut results,
+            &mut counts,
+            bar.as_ref(),
+        ))?;
+        // Idle connections and lookups in flight are dropped here.
+        rt.shutdown_timeout(Duration::from_millis(100));
+    }
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+
+    for entry in results.iter().flatten() {
+        out.write_all(&entry.to_line()).with_context(|| {
+            format!("cannot write output '{}'", out_path.display())
+        })?;
+    }
+    out.commit()?;
+    journal.finish()?;
+
+    let secs = start.elapsed().as_secs_f64();
+    let asked = counts.get(Kind::Ok)
+        + counts.get(Kind::Revalidated)
+        + counts.get(Kind::Unavailable)
+        + counts.get(Kind::Unreachable)
+        + counts.get(Kind::Stale);
+    let mut shard = String::new();
+    if let Some((i, n)) = args.shard {
+        shard = format!(
+            " (shard {i}/{n}; {} in other shards)",
+            stats.other_shards
+        );
+    }
+    diag!(
+        "robofilter: {} hosts{shard}: {} 2xx, {} revalidated (304), {} \
+         unavailable (allow all), {} unreachable (disallow all), {} stale \
+         copies kept, {} still fresh, {} resumed; {} bad input lines; \
+         {asked} fetched in {secs:.2} s ({:.0} hosts/s); wrote '{}'",
+        targets.len(),
+        counts.get(Kind::Ok),
+        counts.get(Kind::Revalidated),
+        counts.get(Kind::Unavailable),
+        counts.get(Kind::Unreachable),
+        counts.get(Kind::Stale),
+        counts.get(Kind::Fresh),
+        counts.get(Kind::Resumed),
+        stats.bad_len,
+        asked as f64 / secs.max(1e-9),
+        out_path.display()
+    );
+    Ok(())
+}
+
+/// Fetches every job, `concurrency` hosts at a time, appending each
+/// result to the journal as it completes.
+#[allow(clippy::too_many_arguments)]
+async fn fetch_all(
+    jobs: Vec<(usize, Target, Option<Entry>)>,
+    settings: &Settings,
+    concurrency: usize,
+    ttl: Ttl,
+    journal: &mut Journal,
+    results: &mut [Option<Entry>],
+    counts: &mut Counts,
+    bar: Option<&ProgressBar>,
+) -> Result<()> {
+    let client = Arc::new(Client::new(settings)?);
+    let slots = Arc::new(tokio::sync::Semaphore::new(concurrency));
+    let (tx, mut rx) =
+        tokio::sync::mpsc::channel::<(usize, Entry, Kind)>(1024);
+    tokio::spawn(async move {
+        for (i, target, prev) in jobs {
+            let Ok(slot) = slots.clone().acquire_owned().await else { return };
+            let (tx, client) = (tx.clone(), client.clone());
+            tokio::spawn(async move {
+                let url = target.url();
+                let v = match &prev {
+                    Some(p) if p.status.is_2xx() => Validators {
+                        etag: p.etag.clone(),
+                        last_modified: p.last_modified.clone(),
+                    },
+                    _ => Validators::default(),
+                };
+                let fetched = client.fetch(&url, &v).await;
+                let (entry, kind) = settle(
+                    target.key,
+                    url,
+                    prev.as_ref(),
+                    fetched,
+                    unix_now(),
+                    ttl,
+                );
+                let _ = tx.send((i, entry, kind)).await;
+                drop(slot);
+            });
+        }
+    });
+    while let Some((i, entry, kind)) = rx.recv().await {
+        journal.append(&entry)?;
+        results[i] = Some(entry);
+        counts.add(kind);
+        if let Some(bar) = bar {
+            bar.inc(1);
+            bar.set_message(counts.progress());
+        }
+    }
+    Ok(())
+}
+
+/// The entry a fetch gives, with the previous copy of the host (if any):
+/// a 304 renews it; a server error or no response keeps it (as stale)
+/// when it is a success younger than 30 days.
+fn settle(
+    host: String,
+    url: String,
+    prev: Option<&Entry>,
+    f: Fetched,
+    now: u64,
+    ttl: Ttl,
+) -> (Entry, Kind) {
+    let elapsed_ms = u64::try_from(f.elapsed.as_millis()).unwrap_or(u64::MAX);
+    let stale_candidate = prev.filter(|p| {
+        p.status.is_success() && cache::stale_usable(p.fetched_at, now)
+    });
+    let stale = |p: &Entry, error: String| {
+        let e = Entry {
+            checked_at: now,
+            expires: now + cache::failure_lifetime(ttl),
+            error: Some(error),
+            elapsed_ms,
+            stale_since: Some(p.stale_since.unwrap_or(now)),
+            ..p.clone()
+        };
+        (e, Kind::Stale)
+    };
+    let mut entry = Entry {
+        host,
+        url,
+        status: Status::Unreachable,
+        body: Vec::new(),
+        truncated: false,
+        redirect_chain: f.chain,
+        fetched_at: now,
+        checked_at: now,
+        expires: now + cache::failure_lifetime(ttl),
+        etag: None,
+        last_modified: None,
+        error: f.note,
+        elapsed_ms,
+        stale_since: None,
+    };
+    match f.reply {
+        Reply::Failed(msg) => match stale_candidate {
+            Some(p) => stale(p, msg),
+            None => {
+                entry.error = Some(msg);
+                (entry, Kind::Unreachable)
+            }
+        },
+        Reply::Http {
+            status,
+            body,
+            truncated,
+            etag,
+            last_modified,
+            cache_control,
+            expires,
+            date,
+        } => {
+            let headers = cache::Headers {
+                cache_control: cache_control.as_deref(),
+                expires: expires.as_deref(),
+                date: date.as_deref(),
+            };
+            if let (304, Some(p)) =
+                (status, prev.filter(|p| p.status.is_2xx()))
+            {
+                let e = Entry {
+                    redirect_chain: entry.redirect_chain,
+                    fetched_at: now,
+                    checked_at: now,
+                    expires: now + cache::lifetime(headers, now, ttl),
+                    etag: etag.or_else(|| p.etag.clone()),
+                    last_modified: last_modified
+                        .or_else(|| p.last_modified.clone()),
+                    error: None,
+                    elapsed_ms,
+                    stale_since: None,
+                    ..p.clone()
+                };
+                return (e, Kind::Revalidated);
+            }
+            let st = Status::Http(status);
+            if st.is_failure() {
+                let msg = entry.error.clone().unwrap_or_else(|| {
+                    format!(
+                        "HTTP {status} from {}",
+                        entry.redirect_chain.last().unwrap_or(&entry.url)
+                    )
+                });
+                if let Some(p) = stale_candidate {
+                    return stale(p, msg);
+                }
+                entry.status = st;
+                entry.error = Some(msg);
+                return (entry, Kind::Unreachable);
+            }
+            entry.status = st;
+            entry.expires = now + cache::lifetime(headers, now, ttl);
+            if st.is_2xx() {
+                entry.body = body;
+                entry.truncated = truncated;
+                entry.etag = etag;
+                entry.last_modified = last_modified;
+                (entry, Kind::Ok)
+            } else {
+                (entry, Kind::Unavailable)
+            }
+        }
+    }
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+/// A progress bar on stderr when it is a terminal.
+fn progress_bar(len: u64) -> Option<ProgressBar> {
+    if !std::io::stderr().is_terminal() || len == 0 {
+        return None;
+    }
+    let bar = ProgressBar::new(len).with_style(
+        ProgressStyle::with_template(
+            "{bar:30} {pos}/{len} hosts {per_sec} eta {eta} {msg}",
+        )
+        .expect("valid template"),
+    );
+    bar.enable_steady_tick(Duration::from_millis(200));
+    Some(bar)
+}
