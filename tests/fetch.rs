@@ -1063,7 +1063,7 @@ fn fetch_refusals() {
     // A journal locked by another run.
     let journal =
         std::fs::File::create(dir.join("out.jsonl.journal")).unwrap();
-    journal.lock().unwrap();
+    fs4::FileExt::lock(&journal).unwrap();
     dir.run(&["fetch", "hosts.txt", "-o", "out.jsonl"])
         .fails(&["is locked", "another `robofilter fetch`"]);
     drop(journal);

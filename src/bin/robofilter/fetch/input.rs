@@ -97,9 +97,10 @@ pub fn read_targets(
             match parse_line(&line, https) {
                 Ok(None) => {}
                 Ok(Some((key, https))) => {
-                    if let Some((i, n)) = shard
-                        && shard_of_key(key.as_bytes(), n) != i
-                    {
+                    let other = shard.is_some_and(|(i, n)| {
+                        shard_of_key(key.as_bytes(), n) != i
+                    });
+                    if other {
                         if skipped_keys.insert(key, ()).is_none() {
                             stats.other_shards += 1;
                         }

@@ -5,13 +5,14 @@
 //! replaced.
 
 use std::collections::HashMap;
-use std::fs::{self, File, TryLockError};
+use std::fs::{self, File};
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
+use fs4::TryLockError;
 use serde::{Deserialize, Serialize};
 
 use crate::fetch::cache;
@@ -270,7 +271,8 @@ impl Journal {
                     path.display()
                 )
             })?;
-        match file.try_lock() {
+        // fs4's, by path: std's inherent `File::try_lock` needs Rust 1.89.
+        match fs4::FileExt::try_lock(&file) {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => bail!(
                 "journal '{}' is locked: another `robofilter fetch` is \
