@@ -433,3 +433,102 @@ fn progress_bar(len: u64) -> Option<ProgressBar> {
     bar.enable_steady_tick(Duration::from_millis(200));
     Some(bar)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NOW: u64 = 1_764_028_471;
+    const TTL: Ttl = Ttl { min: 0, max: cache::DEFAULT_TTL };
+
+    fn prev(status: Status, fetched_at: u64) -> Entry {
+        Entry {
+            host: "a.example".into(),
+            url: "https://a.example/robots.txt".into(),
+            status,
+            body: b"User-agent: *\nDisallow: /\n".to_vec(),
+            truncated: false,
+            redirect_chain: Vec::new(),
+            fetched_at,
+            checked_at: fetched_at,
+            expires: fetched_at + 60,
+            etag: Some("\"v1\"".into()),
+            last_modified: None,
+            error: None,
+            elapsed_ms: 1,
+            stale_since: None,
+        }
+    }
+
+    fn fetched(reply: Reply) -> Fetched {
+        Fetched { reply, chain: Vec::new(), note: None, elapsed: Duration::from_millis(7) }
+    }
+
+    fn http(status: u16, cache_control: Option<&str>) -> Reply {
+        Reply::Http {
+            status,
+            body: b"new".to_vec(),
+            truncated: false,
+            etag: None,
+            last_modified: None,
+            cache_control: cache_control.map(str::to_string),
+            expires: None,
+            date: None,
+        }
+    }
+
+    fn go(p: Option<&Entry>, reply: Reply, now: u64) -> (Entry, Kind) {
+        let p_url = "https://a.example/robots.txt".to_string();
+        settle("a.example".into(), p_url, p, fetched(reply), now, TTL)
+    }
+
+    #[test]
+    fn stale_copies() {
+        let p = prev(Status::Http(200), NOW - 86_400);
+        // A failure keeps the copy, marked stale, and is tried again in
+        // an hour.
+        let (e, k) = go(Some(&p), Reply::Failed("reset".into()), NOW);
+        assert_eq!(k, Kind::Stale);
+        assert_eq!((e.status, &e.body), (Status::Http(200), &p.body));
+        assert_eq!(e.stale_since, Some(NOW));
+        assert_eq!(e.fetched_at, p.fetched_at);
+        assert_eq!((e.checked_at, e.expires), (NOW, NOW + 3600));
+        // A second failure keeps the first failure's time.
+        let (e2, k) = go(Some(&e), http(503, None), NOW + 7200);
+        assert_eq!(k, Kind::Stale);
+        assert_eq!(e2.stale_since, Some(NOW));
+        assert!(e2.error.unwrap().contains("HTTP 503"));
+        // A success ends it.
+        let (e3, k) = go(Some(&e2), http(200, Some("max-age=60")), NOW + 9000);
+        assert_eq!(k, Kind::Ok);
+        assert_eq!((e3.stale_since, &e3.body[..]), (None, &b"new"[..]));
+        assert_eq!(e3.expires, NOW + 9060);
+        // A 404 stands in too; a 429, an unreachable or a too-old copy
+        // does not.
+        let gone = prev(Status::Http(404), NOW - 10);
+        assert_eq!(go(Some(&gone), http(500, None), NOW).1, Kind::Stale);
+        for bad in [
+            prev(Status::Http(429), NOW - 10),
+            prev(Status::Unreachable, NOW - 10),
+            prev(Status::Http(200), NOW - 31 * 86_400),
+        ] {
+            let (e, k) = go(Some(&bad), Reply::Failed("timeout".into()), NOW);
+            assert_eq!((k, e.status), (Kind::Unreachable, Status::Unreachable));
+            assert_eq!(e.error.as_deref(), Some("timeout"));
+        }
+        // A 4xx is an answer, not a failure: no stale copy.
+        assert_eq!(go(Some(&p), http(404, None), NOW).1, Kind::Unavailable);
+    }
+
+    #[test]
+    fn not_modified_renews() {
+        let p = prev(Status::Http(200), NOW - 86_400);
+        let (e, k) = go(Some(&p), http(304, Some("max-age=120")), NOW);
+        assert_eq!(k, Kind::Revalidated);
+        assert_eq!(e.body, p.body);
+        assert_eq!(e.etag, p.etag);
+        assert_eq!((e.fetched_at, e.expires), (NOW, NOW + 120));
+        // A 304 without a copy is a 3xx like any other.
+        assert_eq!(go(None, http(304, None), NOW).1, Kind::Unavailable);
+    }
+}
