@@ -2,7 +2,7 @@
 //! frontiers (plain, gzip or zstd; `-` is stdin), one robots.txt URL per
 //! bundle host key, in the order first seen.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, Read};
 use std::path::PathBuf;
 
@@ -60,7 +60,7 @@ pub fn read_targets(
     let mut stats = InputStats::default();
     let mut targets: Vec<Target> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
-    let mut skipped_keys: HashMap<String, ()> = HashMap::new();
+    let mut skipped_keys: HashSet<String> = HashSet::new();
     let stdin = [PathBuf::from("-")];
     let inputs = if inputs.is_empty() { &stdin[..] } else { inputs };
     let mut line = Vec::new();
@@ -101,7 +101,7 @@ pub fn read_targets(
                         shard_of_key(key.as_bytes(), n) != i
                     });
                     if other {
-                        if skipped_keys.insert(key, ()).is_none() {
+                        if skipped_keys.insert(key) {
                             stats.other_shards += 1;
                         }
                         continue;

@@ -461,7 +461,12 @@ mod tests {
     }
 
     fn fetched(reply: Reply) -> Fetched {
-        Fetched { reply, chain: Vec::new(), note: None, elapsed: Duration::from_millis(7) }
+        Fetched {
+            reply,
+            chain: Vec::new(),
+            note: None,
+            elapsed: Duration::from_millis(7),
+        }
     }
 
     fn http(status: u16, cache_control: Option<&str>) -> Reply {
@@ -497,7 +502,7 @@ mod tests {
         let (e2, k) = go(Some(&e), http(503, None), NOW + 7200);
         assert_eq!(k, Kind::Stale);
         assert_eq!(e2.stale_since, Some(NOW));
-        assert!(e2.error.unwrap().contains("HTTP 503"));
+        assert!(e2.error.as_deref().unwrap().contains("HTTP 503"));
         // A success ends it.
         let (e3, k) = go(Some(&e2), http(200, Some("max-age=60")), NOW + 9000);
         assert_eq!(k, Kind::Ok);
@@ -513,7 +518,10 @@ mod tests {
             prev(Status::Http(200), NOW - 31 * 86_400),
         ] {
             let (e, k) = go(Some(&bad), Reply::Failed("timeout".into()), NOW);
-            assert_eq!((k, e.status), (Kind::Unreachable, Status::Unreachable));
+            assert_eq!(
+                (k, e.status),
+                (Kind::Unreachable, Status::Unreachable)
+            );
             assert_eq!(e.error.as_deref(), Some("timeout"));
         }
         // A 4xx is an answer, not a failure: no stale copy.
