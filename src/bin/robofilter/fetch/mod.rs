@@ -15,7 +15,6 @@ mod client;
 mod input;
 mod journal;
 
-use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -29,7 +28,9 @@ use crate::fetch::client::{
     Client, Fetched, Pin, Reply, Settings, Validators,
 };
 use crate::fetch::input::Target;
-use crate::fetch::journal::{Entry, Journal, Status};
+use crate::fetch::journal::{
+    Entry, Indexed, Journal, Lines, Loc, Previous, Status,
+};
 use crate::files;
 
 /// What became of one host, for the counts.
@@ -117,12 +118,8 @@ pub fn run(args: FetchArgs) -> Result<()> {
             journal.path().display()
         );
     }
-    let (previous, unreadable) =
-        if std::fs::metadata(out_path).is_ok_and(|m| m.is_file()) {
-            journal::read_entries(out_path)?
-        } else {
-            (HashMap::new(), 0)
-        };
+    let previous = Arc::new(Previous::open(out_path)?);
+    let unreadable = previous.bad;
     if unreadable > 0 {
         diag!(
             "robofilter: warning: {unreadable} line(s) of '{}' are not \
@@ -156,21 +153,24 @@ pub fn run(args: FetchArgs) -> Result<()> {
     // Each host: resumed, still fresh, or to be asked.
     let now = unix_now();
     let mut counts = Counts::default();
-    let mut results: Vec<Option<Entry>> = vec![None; targets.len()];
+    let mut results: Vec<Option<Loc>> = vec![None; targets.len()];
     let mut jobs = Vec::new();
     for (i, t) in targets.iter().enumerate() {
         let url = t.url();
-        let same = |e: &&Entry| e.url == url;
-        if let Some(e) = resumed.get(&t.key).filter(same) {
-            results[i] = Some(e.clone());
+        let same = |x: &&Indexed| x.entry.url == url;
+        if let Some(x) = resumed.get(&t.key).filter(same) {
+            results[i] = Some(x.loc);
             counts.add(Kind::Resumed);
-        } else if let Some(e) =
-            previous.get(&t.key).filter(same).filter(|e| now < e.expires)
+        } else if let Some(x) = previous
+            .index
+            .get(&t.key)
+            .filter(same)
+            .filter(|x| now < x.entry.expires)
         {
-            results[i] = Some(e.clone());
+            results[i] = Some(x.loc);
             counts.add(Kind::Fresh);
         } else {
-            let prev = previous.get(&t.key).filter(same).cloned();
+            let prev = previous.index.get(&t.key).filter(same).map(|x| x.loc);
             jobs.push((i, t.clone(), prev));
         }
     }
@@ -190,6 +190,7 @@ pub fn run(args: FetchArgs) -> Result<()> {
             .context("cannot start the async runtime")?;
         rt.block_on(fetch_all(
             jobs,
+            previous.clone(),
             &settings,
             args.concurrency as usize,
             ttl,
@@ -205,8 +206,9 @@ pub fn run(args: FetchArgs) -> Result<()> {
         bar.finish_and_clear();
     }
 
-    for entry in results.iter().flatten() {
-        out.write_all(&entry.to_line()).with_context(|| {
+    let lines = Lines { journal: &journal, previous: &previous };
+    for loc in results.iter().flatten() {
+        out.write_all(&lines.line(*loc)?).with_context(|| {
             format!("cannot write output '{}'", out_path.display())
         })?;
     }
@@ -250,12 +252,13 @@ pub fn run(args: FetchArgs) -> Result<()> {
 /// result to the journal as it completes.
 #[allow(clippy::too_many_arguments)]
 async fn fetch_all(
-    jobs: Vec<(usize, Target, Option<Entry>)>,
+    jobs: Vec<(usize, Target, Option<Loc>)>,
+    previous: Arc<Previous>,
     settings: &Settings,
     concurrency: usize,
     ttl: Ttl,
     journal: &mut Journal,
-    results: &mut [Option<Entry>],
+    results: &mut [Option<Loc>],
     counts: &mut Counts,
     bar: Option<&ProgressBar>,
 ) -> Result<()> {
@@ -265,6 +268,9 @@ async fn fetch_all(
         tokio::sync::mpsc::channel::<(usize, Entry, Kind)>(1024);
     tokio::spawn(async move {
         for (i, target, prev) in jobs {
+            // The previous copy, body included, read only now: memory
+            // holds the bodies of the hosts in flight, not of all.
+            let prev = prev.and_then(|loc| previous.entry(loc).ok());
             let Ok(slot) = slots.clone().acquire_owned().await else { return };
             let (tx, client) = (tx.clone(), client.clone());
             tokio::spawn(async move {
@@ -291,8 +297,7 @@ async fn fetch_all(
         }
     });
     while let Some((i, entry, kind)) = rx.recv().await {
-        journal.append(&entry)?;
-        results[i] = Some(entry);
+        results[i] = Some(journal.append(&entry)?);
         counts.add(kind);
         if let Some(bar) = bar {
             bar.inc(1);
