@@ -254,7 +254,8 @@ pub struct Fetched {
 
 /// The HTTP client of a run.
 pub struct Client {
-    http: reqwest::Client,
+    user_agent: String,
+    resolver: Arc<Resolver>,
     hosts: HostLocks,
     retries: u32,
     max_body: usize,
@@ -263,29 +264,42 @@ pub struct Client {
 
 impl Client {
     pub fn new(s: &Settings) -> Result<Client> {
-        let http = reqwest::Client::builder()
+        let client = Client {
+            user_agent: s.user_agent.clone(),
+            resolver: Arc::new(Resolver::new(&s.resolve)),
+            hosts: HostLocks::default(),
+            retries: s.retries,
+            max_body: s.max_body,
+            timeout: s.timeout,
+        };
+        // Fail here, once, rather than per host.
+        client.http()?;
+        Ok(client)
+    }
+
+    /// The connection pool of one host's fetch: its redirect hops and
+    /// retries reuse a connection; dropped (closing it) when the fetch
+    /// ends, since no later fetch asks that host again. One pool for the
+    /// whole run would keep an idle socket per host for its idle timeout:
+    /// thousands at a few thousand hosts a second, and EMFILE failures
+    /// reported as unreachable hosts. (Measured: a client per fetch costs
+    /// no visible CPU; BENCHMARKS.md.) The DNS cache is shared.
+    fn http(&self) -> Result<reqwest::Client> {
+        reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
-            .user_agent(&s.user_agent)
-            .timeout(s.timeout)
-            .connect_timeout(s.timeout)
+            .user_agent(&self.user_agent)
+            .timeout(self.timeout)
+            .connect_timeout(self.timeout)
             .pool_max_idle_per_host(1)
-            .pool_idle_timeout(Duration::from_secs(5))
             .no_proxy()
-            .dns_resolver(Arc::new(Resolver::new(&s.resolve)))
+            .dns_resolver(self.resolver.clone())
             .build()
             .map_err(|e| {
                 anyhow::anyhow!(
                     "cannot start the HTTP client: {}",
                     error_text(&e)
                 )
-            })?;
-        Ok(Client {
-            http,
-            hosts: HostLocks::default(),
-            retries: s.retries,
-            max_body: s.max_body,
-            timeout: s.timeout,
-        })
+            })
     }
 
     /// Fetches `url`, following up to five redirects.
@@ -308,13 +322,20 @@ impl Client {
                 );
             }
         };
+        let http = match self.http() {
+            Ok(h) => h,
+            Err(e) => {
+                return done(Reply::Failed(format!("{e:#}")), chain, None);
+            }
+        };
         let mut seen = HashSet::from([current.to_string()]);
         loop {
             let host = current.host_str().unwrap_or("").to_string();
-            let (resp, guard) = match self.send(&current, &host, v).await {
-                Ok(r) => r,
-                Err(msg) => return done(Reply::Failed(msg), chain, None),
-            };
+            let (resp, guard) =
+                match self.send(&http, &current, &host, v).await {
+                    Ok(r) => r,
+                    Err(msg) => return done(Reply::Failed(msg), chain, None),
+                };
             let status = resp.status().as_u16();
             if !(100..=599).contains(&status) {
                 let msg = format!(
@@ -396,6 +417,7 @@ impl Client {
     /// a pause, without the lock.
     async fn send(
         &self,
+        http: &reqwest::Client,
         url: &Url,
         host: &str,
         v: &Validators,
@@ -403,7 +425,7 @@ impl Client {
         let mut attempt = 0;
         loop {
             let guard = self.hosts.lock(host).await;
-            let mut req = self.http.get(url.clone());
+            let mut req = http.get(url.clone());
             if let Some(etag) = &v.etag {
                 req = req.header(header::IF_NONE_MATCH, etag);
             }

@@ -184,6 +184,22 @@ pub fn run(args: FetchArgs) -> Result<()> {
     };
     let bar = progress_bar(jobs.len() as u64);
     if !jobs.is_empty() {
+        let mut concurrency = args.concurrency as usize;
+        if let Some(files) = raise_open_files_limit() {
+            // Two descriptors a host in flight (a socket, and one closing
+            // or being opened), and room for the rest of the process.
+            let fit = usize::try_from(files.saturating_sub(64) / 2)
+                .unwrap_or(usize::MAX)
+                .max(1);
+            if fit < concurrency {
+                diag!(
+                    "robofilter: warning: --concurrency {concurrency} \
+                     lowered to {fit}: the open-files limit is {files} \
+                     (raise it with `ulimit -n`)"
+                );
+                concurrency = fit;
+            }
+        }
         let rt = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()
@@ -192,7 +208,7 @@ pub fn run(args: FetchArgs) -> Result<()> {
             jobs,
             previous.clone(),
             &settings,
-            args.concurrency as usize,
+            concurrency,
             ttl,
             &mut journal,
             &mut results,
@@ -418,6 +434,29 @@ fn settle(
             }
         }
     }
+}
+
+/// Raises the soft limit of open files to the hard one: every host in
+/// flight holds a socket, and idle connections are kept a moment for
+/// reuse; at a soft limit of 1024 a busy run would fail connections with
+/// EMFILE (and report live hosts as unreachable). Returns the limit.
+fn raise_open_files_limit() -> Option<u64> {
+    #[cfg(unix)]
+    {
+        use rustix::process::{Resource, getrlimit, setrlimit};
+        let mut lim = getrlimit(Resource::Nofile);
+        // `None` is unlimited; Linux caps open files at `nr_open`
+        // (1 Mi by default) whatever the hard limit says.
+        let want = lim.maximum.unwrap_or(1 << 20).min(1 << 20);
+        if lim.current.is_some_and(|c| c < want) {
+            lim.current = Some(want);
+            // Best effort: a refusal leaves the limit as it was.
+            let _ = setrlimit(Resource::Nofile, lim);
+        }
+        getrlimit(Resource::Nofile).current
+    }
+    #[cfg(not(unix))]
+    None
 }
 
 fn unix_now() -> u64 {
