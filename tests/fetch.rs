@@ -1090,4 +1090,11 @@ fn fetch_refusals() {
     ])
     .fails(&["--min-ttl 7200 is above --max-ttl 3600"]);
     assert!(!dir.join("out.jsonl").exists());
+    // An output that cannot be written leaves no journal behind.
+    std::fs::create_dir(dir.join("sub")).unwrap();
+    dir.run(&["fetch", "hosts.txt", "-o", "sub"])
+        .fails(&["'sub' is a directory"]);
+    dir.run(&["fetch", "missing.txt", "-o", "x.jsonl"])
+        .fails(&["missing.txt"]);
+    assert_eq!(dir.list(), ["hosts.txt", "out.jsonl.journal", "sub"]);
 }

@@ -407,6 +407,15 @@ impl Journal {
         Ok(loc)
     }
 
+    /// Gives up before any fetch because of `err`: an empty journal (this
+    /// run made it) is removed, one with entries kept for the next run.
+    pub fn abandon(self, err: anyhow::Error) -> anyhow::Error {
+        if self.len == 0 {
+            let _ = fs::remove_file(&self.path);
+        }
+        err
+    }
+
     /// Removes the journal (OUT has been replaced), then unlocks it.
     pub fn finish(self) -> Result<()> {
         fs::remove_file(&self.path).with_context(|| {

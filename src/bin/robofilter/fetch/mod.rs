@@ -118,7 +118,10 @@ pub fn run(args: FetchArgs) -> Result<()> {
             journal.path().display()
         );
     }
-    let previous = Arc::new(Previous::open(out_path)?);
+    let previous = match Previous::open(out_path) {
+        Ok(p) => Arc::new(p),
+        Err(e) => return Err(journal.abandon(e)),
+    };
     let unreadable = previous.bad;
     if unreadable > 0 {
         diag!(
@@ -128,11 +131,17 @@ pub fn run(args: FetchArgs) -> Result<()> {
             out_path.display()
         );
     }
-    let mut out = files::AtomicFile::create(out_path)?;
+    let mut out = match files::AtomicFile::create(out_path) {
+        Ok(out) => out,
+        Err(e) => return Err(journal.abandon(e)),
+    };
 
     let https = matches!(args.scheme, SchemeArg::Https);
     let (targets, stats) =
-        input::read_targets(&args.inputs, https, args.shard)?;
+        match input::read_targets(&args.inputs, https, args.shard) {
+            Ok(t) => t,
+            Err(e) => return Err(journal.abandon(e)),
+        };
     for bad in &stats.bad {
         diag!("robofilter: warning: {bad}");
     }
