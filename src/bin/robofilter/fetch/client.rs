@@ -283,7 +283,8 @@ impl Client {
     /// whole run would keep an idle socket per host for its idle timeout:
     /// thousands at a few thousand hosts a second, and EMFILE failures
     /// reported as unreachable hosts. (Measured: a client per fetch costs
-    /// no visible CPU; BENCHMARKS.md.) The DNS cache is shared.
+    /// about a tenth more CPU, within the noise of a shared machine;
+    /// BENCHMARKS.md.) The DNS cache is shared.
     fn http(&self) -> Result<reqwest::Client> {
         reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
