@@ -391,9 +391,9 @@ pub struct FetchArgs {
     /// Hosts in flight at once (one request per host name at a time).
     #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub concurrency: u32,
-    /// Connect to ADDR for HOST (`*`: every host), as curl's --resolve;
-    /// repeatable. The entry applies to every port of HOST (the
-    /// connection goes to the URL's port).
+    /// As curl's --resolve: requests to HOST on PORT connect to ADDR
+    /// (a comma-separated list; IPv6 in brackets) instead of asking DNS;
+    /// HOST `*` matches every host on PORT. Repeatable.
     #[arg(long, value_name = "HOST:PORT:ADDR")]
     pub resolve: Vec<String>,
     /// The shortest lifetime of an entry (`30`, `10m`, `2h`, `7d`).

@@ -8,6 +8,7 @@
 use std::collections::{HashMap, HashSet};
 use std::error::Error as StdError;
 use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -92,50 +93,38 @@ impl std::fmt::Display for DnsError {
 
 impl StdError for DnsError {}
 
-/// Lookups answered by the pins first, then by the system resolver, each
-/// name once per run (concurrent lookups of one name share the answer,
-/// failures included).
-#[derive(Clone)]
+/// Lookups answered by the `--resolve` pins for the name and port (then
+/// `*` and port), else by the system resolver, each name once per run
+/// (concurrent lookups of one name share the answer, failures included).
 struct Resolver {
-    inner: Arc<ResolverInner>,
+    pins: HashMap<(String, u16), Vec<IpAddr>>,
+    cache: Mutex<HashMap<String, Lookup>>,
 }
 
 type Lookup = Arc<OnceCell<Result<Vec<IpAddr>, String>>>;
 
-struct ResolverInner {
-    pins: HashMap<String, Vec<IpAddr>>,
-    any: Option<Vec<IpAddr>>,
-    cache: Mutex<HashMap<String, Lookup>>,
-}
-
 impl Resolver {
     fn new(pins: &[Pin]) -> Resolver {
-        let mut map = HashMap::new();
-        let mut any = None;
+        let mut map: HashMap<(String, u16), Vec<IpAddr>> = HashMap::new();
         for p in pins {
-            if p.host == "*" {
-                any.get_or_insert_with(Vec::new).extend(&p.addrs);
-            } else {
-                let host =
-                    p.host.trim_start_matches('[').trim_end_matches(']');
-                map.entry(host.to_string())
-                    .or_insert_with(Vec::new)
-                    .extend(&p.addrs);
-            }
+            let host = p.host.trim_start_matches('[').trim_end_matches(']');
+            map.entry((host.to_string(), p.port))
+                .or_default()
+                .extend(&p.addrs);
         }
-        Resolver {
-            inner: Arc::new(ResolverInner {
-                pins: map,
-                any,
-                cache: Mutex::new(HashMap::new()),
-            }),
-        }
+        Resolver { pins: map, cache: Mutex::new(HashMap::new()) }
     }
-}
 
-impl ResolverInner {
-    async fn lookup(&self, name: &str) -> Result<Vec<IpAddr>, String> {
-        if let Some(ips) = self.pins.get(name).or(self.any.as_ref()) {
+    async fn lookup(
+        &self,
+        name: &str,
+        port: u16,
+    ) -> Result<Vec<IpAddr>, String> {
+        let pinned = self
+            .pins
+            .get(&(name.to_string(), port))
+            .or_else(|| self.pins.get(&("*".to_string(), port)));
+        if let Some(ips) = pinned {
             return Ok(ips.clone());
         }
         let cell = {
@@ -161,12 +150,21 @@ impl ResolverInner {
     }
 }
 
-impl Resolve for Resolver {
+/// The resolver of one host's fetch: the run's [`Resolver`], told the
+/// port of the request in flight (reqwest asks for names only; a fetch
+/// has one request in flight at a time, so the port is that request's).
+#[derive(Clone)]
+struct FetchResolver {
+    run: Arc<Resolver>,
+    port: Arc<AtomicU16>,
+}
+
+impl Resolve for FetchResolver {
     fn resolve(&self, name: Name) -> Resolving {
-        let inner = self.inner.clone();
+        let (run, port) = (self.run.clone(), self.port.load(Ordering::SeqCst));
         Box::pin(async move {
             let name = name.as_str().to_ascii_lowercase();
-            match inner.lookup(&name).await {
+            match run.lookup(&name, port).await {
                 // Port 0: the connector uses the URL's port.
                 Ok(ips) => Ok(Box::new(
                     ips.into_iter().map(|ip| SocketAddr::new(ip, 0)),
@@ -285,22 +283,26 @@ impl Client {
     /// reported as unreachable hosts. (Measured: a client per fetch costs
     /// about a tenth more CPU, within the noise of a shared machine;
     /// BENCHMARKS.md.) The DNS cache is shared.
-    fn http(&self) -> Result<reqwest::Client> {
-        reqwest::Client::builder()
+    fn http(&self) -> Result<(reqwest::Client, Arc<AtomicU16>)> {
+        let port = Arc::new(AtomicU16::new(0));
+        let resolver =
+            FetchResolver { run: self.resolver.clone(), port: port.clone() };
+        let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .user_agent(&self.user_agent)
             .timeout(self.timeout)
             .connect_timeout(self.timeout)
             .pool_max_idle_per_host(1)
             .no_proxy()
-            .dns_resolver(self.resolver.clone())
+            .dns_resolver(Arc::new(resolver))
             .build()
             .map_err(|e| {
                 anyhow::anyhow!(
                     "cannot start the HTTP client: {}",
                     error_text(&e)
                 )
-            })
+            })?;
+        Ok((http, port))
     }
 
     /// Fetches `url`, following up to five redirects.
@@ -323,7 +325,7 @@ impl Client {
                 );
             }
         };
-        let http = match self.http() {
+        let (http, port) = match self.http() {
             Ok(h) => h,
             Err(e) => {
                 return done(Reply::Failed(format!("{e:#}")), chain, None);
@@ -332,6 +334,10 @@ impl Client {
         let mut seen = HashSet::from([current.to_string()]);
         loop {
             let host = current.host_str().unwrap_or("").to_string();
+            port.store(
+                current.port_or_known_default().unwrap_or(0),
+                Ordering::SeqCst,
+            );
             let (resp, guard) =
                 match self.send(&http, &current, &host, v).await {
                     Ok(r) => r,
