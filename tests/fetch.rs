@@ -763,7 +763,7 @@ fn fetch_stale_copy_too_old() {
         .unwrap()
         .as_secs();
     let days_ago = |d: u64| {
-        // Formats through the fetcher's own manifest: write a known date.
+        // RFC 3339 by GNU date, independent of the fetcher's formatter.
         let secs = now - d * 86_400;
         let out = std::process::Command::new("date")
             .args(["-u", "-d", &format!("@{secs}"), "+%Y-%m-%dT%H:%M:%SZ"])
