@@ -261,7 +261,8 @@ mod tests {
         text.push_str(&"x".repeat(3 * MAX_LINE));
         text.push_str("\nb.example\n");
         std::fs::write(&path, text).unwrap();
-        let (t, stats) = read_targets(&[path.clone()], true, None).unwrap();
+        let (t, stats) =
+            read_targets(std::slice::from_ref(&path), true, None).unwrap();
         std::fs::remove_file(&path).unwrap();
         let keys: Vec<&str> = t.iter().map(|t| t.key.as_str()).collect();
         assert_eq!(keys, ["a.example", "b.example"]);
