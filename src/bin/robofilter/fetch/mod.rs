@@ -287,6 +287,7 @@ async fn fetch_all(
     counts: &mut Counts,
     bar: Option<&ProgressBar>,
 ) -> Result<()> {
+    let started = Instant::now();
     let client = Arc::new(Client::new(settings)?);
     let slots = Arc::new(tokio::sync::Semaphore::new(concurrency));
     let (tx, mut rx) =
@@ -326,7 +327,9 @@ async fn fetch_all(
         counts.add(kind);
         if let Some(bar) = bar {
             bar.inc(1);
-            bar.set_message(counts.progress());
+            let rate = bar.position() as f64
+                / started.elapsed().as_secs_f64().max(1e-3);
+            bar.set_message(format!("{rate:.0}/s · {}", counts.progress()));
         }
     }
     Ok(())
@@ -479,7 +482,7 @@ fn progress_bar(len: u64) -> Option<ProgressBar> {
     }
     let bar = ProgressBar::new(len).with_style(
         ProgressStyle::with_template(
-            "{bar:30} {pos}/{len} hosts {per_sec} eta {eta} {msg}",
+            "{bar:30} {pos}/{len} hosts, eta {eta}: {msg}",
         )
         .expect("valid template"),
     );
