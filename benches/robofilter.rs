@@ -281,7 +281,7 @@ impl SplitMix64 {
 }
 
 /// Allowed URLs per agent, by the direct matcher.
-fn expected(m: &Matcher<'_, '_>, corpus: &Corpus) -> u64 {
+fn expected(m: &Matcher<'_>, corpus: &Corpus) -> u64 {
     corpus.lines().filter(|u| m.explain(u).verdict().is_allow()).count() as u64
 }
 
@@ -370,6 +370,8 @@ fn bench_corpus(c: &mut Criterion, corpus: &Corpus) {
     });
     g.finish();
 
+    bench_lines(c, corpus);
+
     let list: Vec<&[u8]> = corpus.lines().collect();
     for agent in AGENTS {
         let m = rules.matcher(agent).expect("all agents compiled");
@@ -407,6 +409,59 @@ fn bench_corpus(c: &mut Criterion, corpus: &Corpus) {
     }
 }
 
+/// `lines/<name>/{newline,scan_next,two_pass}`: reading a frontier's
+/// lines without deciding them. `newline` is the floor (memchr's newline
+/// search alone); `scan_next` is how `filter` reads a chunk (one pass per
+/// line finds its end and classifies it, [`robofilter::next_url_line`]);
+/// `two_pass` is the way before issue 13 (the newlines first, then
+/// [`robofilter::url_line`] on each line).
+fn bench_lines(c: &mut Criterion, corpus: &Corpus) {
+    let buf = &corpus.urls[..];
+    let urls = lines(buf)
+        .filter(|l| robofilter::url_line(l, l.len()).is_some())
+        .count();
+    let mut g = c.benchmark_group("lines");
+    g.throughput(Throughput::Bytes(buf.len() as u64));
+    g.bench_function(format!("{}/newline", corpus.name), |b| {
+        b.iter(|| memchr::memchr_iter(b'\n', black_box(buf)).count())
+    });
+    g.bench_function(format!("{}/scan_next", corpus.name), |b| {
+        b.iter(|| {
+            let (mut start, mut n) = (0, 0);
+            let buf = black_box(buf);
+            while start < buf.len() {
+                let (len, url) = robofilter::next_url_line(&buf[start..]);
+                n += usize::from(url.is_some());
+                start += len + 1;
+            }
+            assert_eq!(n, urls);
+            n
+        })
+    });
+    g.bench_function(format!("{}/two_pass", corpus.name), |b| {
+        b.iter(|| {
+            let (mut start, mut n) = (0, 0);
+            let buf = black_box(buf);
+            for nl in memchr::memchr_iter(b'\n', buf) {
+                let rest = &buf[start..];
+                n += usize::from(
+                    robofilter::url_line(rest, nl - start).is_some(),
+                );
+                start = nl + 1;
+            }
+            if start < buf.len() {
+                let rest = &buf[start..];
+                n += usize::from(
+                    robofilter::url_line(rest, rest.len()).is_some(),
+                );
+            }
+            assert_eq!(n, urls);
+            n
+        })
+    });
+    g.finish();
+}
+
 /// Paths per call of the batch API in the `walk` benchmarks.
 const BATCH: usize = 64;
 
@@ -415,7 +470,7 @@ const BATCH: usize = 64;
 /// batches of [`BATCH`] paths (issue 13: interleaved lanes).
 fn bench_walk(
     c: &mut Criterion,
-    m: &Matcher<'_, '_>,
+    m: &Matcher<'_>,
     list: &[&[u8]],
     allowed: u64,
     id: &str,
@@ -566,9 +621,9 @@ fn host_rules(
 #[inline]
 fn tally<'r, 'a>(
     bundle: &Bundle<'_>,
-    matchers: &[Option<Matcher<'r, 'a>>],
+    matchers: &[Option<Matcher<'a>>],
     urls: &[&[u8]],
-    decide: impl Fn(&Matcher<'r, 'a>, &[u8]) -> Verdict,
+    decide: impl Fn(&Matcher<'a>, &[u8]) -> Verdict,
 ) -> Counts {
     let mut key = Vec::new();
     let mut n = Counts::default();
@@ -739,7 +794,7 @@ fn bench_bundle(c: &mut Criterion, corpus: &HostCorpus) {
         let state = || {
             state.get_or_init(|| {
                 let l = loaded();
-                let matchers: Vec<Option<Matcher<'_, '_>>> = l
+                let matchers: Vec<Option<Matcher<'_>>> = l
                     .members
                     .iter()
                     .zip(&l.used)
@@ -784,7 +839,7 @@ fn bench_bundle(c: &mut Criterion, corpus: &HostCorpus) {
 /// up front.
 fn bench_bundle_walk<'r, 'a: 'r, 'b>(
     c: &mut Criterion,
-    state: impl Fn() -> &'b (&'b Bundle<'b>, Vec<Option<Matcher<'r, 'a>>>, Counts),
+    state: impl Fn() -> &'b (&'b Bundle<'b>, Vec<Option<Matcher<'a>>>, Counts),
     list: &[&[u8]],
     id: &str,
 ) where
@@ -796,7 +851,7 @@ fn bench_bundle_walk<'r, 'a: 'r, 'b>(
         items.get_or_init(|| {
             let (bundle, matchers, _) = state();
             let mut key = Vec::new();
-            let items: Vec<(&Matcher<'_, '_>, MatchPath<'_>)> = list
+            let items: Vec<(&Matcher<'_>, MatchPath<'_>)> = list
                 .iter()
                 .filter_map(|u| match host_rules(bundle, u, &mut key)? {
                     HostRules::Member(i) => {

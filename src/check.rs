@@ -12,13 +12,14 @@
 //! bundle has no entry for it. The host lookup and the path are shared by
 //! the agents: N agents cost one lookup and N walks.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use crate::bundle::{Bundle, HostRules, MemberSpan};
 use crate::dialect::Dialect;
 use crate::error::{AgentError, LoadError};
 use crate::fetch::FetchStatus;
 use crate::rules::{Matcher, Reason, RuleInfo, Rules, is_rfc9309_robots_txt};
+use crate::shard::shard_of_key;
 use crate::url::{MatchPath, NoHostKey, url_authority, url_host_key};
 use crate::verdict::{RuleKind, Verdict};
 
@@ -114,7 +115,33 @@ impl From<Verdict> for Outcome {
 /// If `len > buf.len()`.
 #[inline]
 pub fn url_line(buf: &[u8], len: usize) -> Option<(&[u8], MatchPath<'_>)> {
-    let line = robofilter_scan::scan(buf, len)?;
+    robofilter_scan::scan(buf, len).map(|line| url_and_path(buf, line))
+}
+
+/// [`url_line`] for the first line of `buf` (up to its first `\n`, or all
+/// of `buf`), with the offset where that line ends (of the `\n`, or
+/// `buf.len()`): how a frontier chunk is read line by line. One pass finds
+/// both for a line without fields, since it stops at the line's first
+/// control octet ([`robofilter_scan::scan_next`]).
+///
+/// ```
+/// let chunk = b"http://x/a\r\nnot a url\n";
+/// let (end, line) = robofilter::next_url_line(chunk);
+/// assert_eq!((end, line.unwrap().0), (11, &b"http://x/a"[..]));
+/// assert_eq!(robofilter::next_url_line(&chunk[12..]).0, 9);
+/// ```
+#[inline]
+pub fn next_url_line(buf: &[u8]) -> (usize, Option<(&[u8], MatchPath<'_>)>) {
+    let (end, line) = robofilter_scan::scan_next(buf);
+    (end, line.map(|line| url_and_path(buf, line)))
+}
+
+/// The URL and its google/robotstxt path, from the scan's facts.
+#[inline(always)]
+fn url_and_path(
+    buf: &[u8],
+    line: robofilter_scan::Line,
+) -> (&[u8], MatchPath<'_>) {
     let url = &buf[..line.url_len()];
     // google/robotstxt's path: from the first `/ ? ;` after `://` to the
     // fragment; `/` if there is none or a `#` comes first.
@@ -123,7 +150,7 @@ pub fn url_line(buf: &[u8], len: usize) -> Option<(&[u8], MatchPath<'_>)> {
         (Some(p), f) => &url[p..f.unwrap_or(url.len())],
         (None, _) => &[][..],
     };
-    Some((url, MatchPath::from_url_path(tail)))
+    (url, MatchPath::from_url_path(tail))
 }
 
 /// The member rules files of a bundle, each checked and loaded the first
@@ -205,44 +232,80 @@ impl<'a> Members<'a> {
 /// registers (see [`Target`]).
 #[derive(Clone, Debug)]
 pub struct MemberError {
-    inner: Box<(usize, String)>,
+    inner: Box<MemberErrorInner>,
+}
+
+#[derive(Clone, Debug)]
+struct MemberErrorInner {
+    shard: Option<usize>,
+    member: Option<usize>,
+    message: String,
 }
 
 impl MemberError {
     fn new(member: usize, message: String) -> MemberError {
-        MemberError { inner: Box::new((member, message)) }
+        let inner =
+            MemberErrorInner { shard: None, member: Some(member), message };
+        MemberError { inner: Box::new(inner) }
     }
 
-    /// The member's index in the bundle.
-    pub fn member(&self) -> usize {
-        self.inner.0
+    /// The error of shard `shard` that could not be opened.
+    fn shard(shard: usize, message: String) -> MemberError {
+        let inner =
+            MemberErrorInner { shard: Some(shard), member: None, message };
+        MemberError { inner: Box::new(inner) }
+    }
+
+    /// This error, which happened in shard `shard`.
+    fn in_shard(mut self, shard: usize) -> MemberError {
+        self.inner.shard = Some(shard);
+        self
+    }
+
+    /// The member's index in its bundle (`None`: a shard could not be
+    /// opened).
+    pub fn member(&self) -> Option<usize> {
+        self.inner.member
+    }
+
+    /// The shard, for a sharded bundle ([`UrlChecker::shards`]).
+    pub fn shard_index(&self) -> Option<usize> {
+        self.inner.shard
     }
 }
 
 impl core::fmt::Display for MemberError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "member {}: {}", self.inner.0, self.inner.1)
+        let MemberErrorInner { shard, member, message } = &*self.inner;
+        match (shard, member) {
+            (Some(s), Some(m)) => {
+                write!(f, "shard {s}, member {m}: {message}")
+            }
+            (Some(s), None) => write!(f, "shard {s}: {message}"),
+            (None, Some(m)) => write!(f, "member {m}: {message}"),
+            (None, None) => f.write_str(message),
+        }
     }
 }
 
 /// The matchers of one rules file, one per agent in a checker's order:
 /// what [`Target::Rules`] points to. It dereferences to the slice.
 #[derive(Debug)]
-pub struct Matchers<'r, 'a> {
-    each: Box<[Matcher<'r, 'a>]>,
+pub struct Matchers<'a> {
+    each: Box<[Matcher<'a>]>,
 }
 
-impl<'r, 'a> Matchers<'r, 'a> {
+impl<'a> Matchers<'a> {
     /// The matchers, one per agent.
-    pub fn new(each: Vec<Matcher<'r, 'a>>) -> Matchers<'r, 'a> {
+    pub fn new(each: Vec<Matcher<'a>>) -> Matchers<'a> {
         Matchers { each: each.into_boxed_slice() }
     }
 }
 
-impl<'r, 'a> core::ops::Deref for Matchers<'r, 'a> {
-    type Target = [Matcher<'r, 'a>];
+impl<'a> core::ops::Deref for Matchers<'a> {
+    type Target = [Matcher<'a>];
 
-    fn deref(&self) -> &[Matcher<'r, 'a>] {
+    fn deref(&self) -> &[Matcher<'a>] {
         &self.each
     }
 }
@@ -256,10 +319,10 @@ impl std::error::Error for MemberError {}
 /// overlapping copies that stall store-to-load forwarding (35 % of the
 /// per-line time on one host, by `perf annotate`).
 #[derive(Clone, Copy, Debug)]
-pub enum Target<'m, 'r, 'a> {
+pub enum Target<'m, 'a> {
     /// The host's robots.txt rules (or the single rules file): one matcher
     /// per agent, in the checker's order.
-    Rules(&'m Matchers<'r, 'a>),
+    Rules(&'m Matchers<'a>),
     /// The fetch outcome of the host's robots.txt decides every URL.
     Fixed(Verdict, FetchStatus),
     /// The URL is the host's `/robots.txt`, which the rfc9309 dialect
@@ -274,7 +337,7 @@ pub enum Target<'m, 'r, 'a> {
     Ambiguous,
 }
 
-impl Target<'_, '_, '_> {
+impl Target<'_, '_> {
     /// This host's target for `url` in a bundle of `dialect`: a host whose
     /// fetch outcome disallows everything still has its `/robots.txt`
     /// allowed in the rfc9309 dialect (RFC 9309 section 2.2.2), so the
@@ -369,13 +432,13 @@ impl Target<'_, '_, '_> {
 /// A worker's memory of the last host it looked up: runs of URLs of one
 /// host then cost one comparison each. One per thread.
 #[derive(Debug, Default)]
-pub struct HostCache<'m, 'r, 'a> {
+pub struct HostCache<'m, 'a> {
     key: Vec<u8>,
     last_key: Vec<u8>,
-    last: Option<Target<'m, 'r, 'a>>,
+    last: Option<Target<'m, 'a>>,
 }
 
-impl HostCache<'_, '_, '_> {
+impl HostCache<'_, '_> {
     /// An empty cache.
     pub fn new() -> Self {
         HostCache::default()
@@ -383,14 +446,35 @@ impl HostCache<'_, '_, '_> {
 }
 
 #[derive(Debug)]
-enum Scope<'r, 'a> {
-    Single(Matchers<'r, 'a>),
+enum Scope<'a> {
+    Single(Matchers<'a>),
     Hosts {
-        bundle: &'r Bundle<'a>,
-        members: &'r Members<'a>,
+        bundle: Bundle<'a>,
+        members: Arc<Members<'a>>,
         /// The agents' matchers per member, built on first use.
-        matchers: Vec<OnceLock<Result<Matchers<'r, 'a>, MemberError>>>,
+        matchers: Vec<OnceLock<Result<Matchers<'a>, MemberError>>>,
     },
+    Shards {
+        dialect: Dialect,
+        open: Opener<'a>,
+        /// Per shard, a checker of its bundle, built on first use.
+        shards: Vec<OnceLock<Result<UrlChecker<'a>, MemberError>>>,
+    },
+}
+
+/// Opens shard `i` of a sharded bundle ([`UrlChecker::shards`]): its
+/// bundle and members. The caller does the I/O; its error names the file.
+pub type ShardOpener<'a> = dyn Fn(usize) -> Result<(Bundle<'a>, Arc<Members<'a>>), String>
+    + Sync
+    + 'a;
+
+/// A [`ShardOpener`], debug-printed by name.
+struct Opener<'a>(&'a ShardOpener<'a>);
+
+impl core::fmt::Debug for Opener<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("ShardOpener")
+    }
 }
 
 /// Decides whole URL lines for one or more agents.
@@ -418,17 +502,17 @@ enum Scope<'r, 'a> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]
-pub struct UrlChecker<'r, 'a> {
-    scope: Scope<'r, 'a>,
+pub struct UrlChecker<'a> {
+    scope: Scope<'a>,
     agents: Box<[String]>,
 }
 
-impl<'r, 'a> UrlChecker<'r, 'a> {
+impl<'a> UrlChecker<'a> {
     /// A checker that decides every URL by `rules`, for each of `agents`.
     pub fn rules(
-        rules: &'r Rules<'a>,
+        rules: &Rules<'a>,
         agents: &[&str],
-    ) -> Result<UrlChecker<'r, 'a>, AgentError> {
+    ) -> Result<UrlChecker<'a>, AgentError> {
         let matchers = agents.iter().map(|a| rules.matcher(a));
         let matchers = matchers.collect::<Result<_, _>>()?;
         Ok(UrlChecker {
@@ -439,20 +523,24 @@ impl<'r, 'a> UrlChecker<'r, 'a> {
 
     /// A checker that decides each URL by its host's entry in `bundle`,
     /// for each of `agents`. `members` holds the bundle's loaded members
-    /// and may be shared by several checkers.
+    /// and may be shared by several checkers (for other agents, say).
+    ///
+    /// The checker borrows only the bundle's bytes (`'a`), so a front end
+    /// can keep it next to them and reuse the matchers it built across
+    /// calls, as the Python wheel does.
     ///
     /// Fails early if the bundle was compiled for other agents (every
     /// member is compiled with the same agents, so the first one tells)
     /// or its first member is damaged.
     pub fn bundle(
-        bundle: &'r Bundle<'a>,
-        members: &'r Members<'a>,
+        bundle: &Bundle<'a>,
+        members: Arc<Members<'a>>,
         agents: &[&str],
-    ) -> Result<UrlChecker<'r, 'a>, MemberError> {
+    ) -> Result<UrlChecker<'a>, MemberError> {
         let matchers = (0..bundle.member_len()).map(|_| OnceLock::new());
         let checker = UrlChecker {
             scope: Scope::Hosts {
-                bundle,
+                bundle: bundle.clone(),
                 members,
                 matchers: matchers.collect(),
             },
@@ -464,16 +552,69 @@ impl<'r, 'a> UrlChecker<'r, 'a> {
         Ok(checker)
     }
 
+    /// A checker that decides each URL by its host's entry in one of
+    /// `count` bundles, the *shards* of a bundle split by host: a host's
+    /// shard is [`shard_of_key`] of its bundle host key. `open` gives
+    /// shard `i`'s bundle and members the first time a URL of one of its
+    /// hosts is decided, so shards no URL needs are never opened; each
+    /// opened shard must be of `dialect` and compiled for `agents`. The
+    /// verdicts are exactly those of one bundle holding every shard's
+    /// hosts.
+    ///
+    /// # Panics
+    ///
+    /// If `count` is 0.
+    pub fn shards(
+        count: usize,
+        dialect: Dialect,
+        open: &'a ShardOpener<'a>,
+        agents: &[&str],
+    ) -> UrlChecker<'a> {
+        assert!(count > 0, "a sharded bundle has at least one shard");
+        UrlChecker {
+            scope: Scope::Shards {
+                dialect,
+                open: Opener(open),
+                shards: (0..count).map(|_| OnceLock::new()).collect(),
+            },
+            agents: agents.iter().map(|a| a.to_string()).collect(),
+        }
+    }
+
+    /// The checker of shard `s`, opened on first use.
+    fn shard(&self, s: usize) -> Result<&UrlChecker<'a>, MemberError> {
+        let Scope::Shards { dialect, open, shards } = &self.scope else {
+            unreachable!("only a sharded bundle has shards")
+        };
+        shards[s]
+            .get_or_init(|| {
+                let (bundle, members) =
+                    (open.0)(s).map_err(|e| MemberError::shard(s, e))?;
+                if bundle.dialect() != *dialect {
+                    return Err(MemberError::shard(
+                        s,
+                        format!(
+                            "its dialect is {}, the other shards' {dialect}",
+                            bundle.dialect()
+                        ),
+                    ));
+                }
+                let agents: Vec<&str> =
+                    self.agents.iter().map(String::as_str).collect();
+                UrlChecker::bundle(&bundle, members, &agents)
+                    .map_err(|e| e.in_shard(s))
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
     /// The agents, in the order their outcomes are given.
     pub fn agents(&self) -> &[String] {
         &self.agents
     }
 
     /// The agents' matchers for bundle member `m`.
-    fn member_matchers(
-        &self,
-        m: usize,
-    ) -> Result<&Matchers<'r, 'a>, MemberError> {
+    fn member_matchers(&self, m: usize) -> Result<&Matchers<'a>, MemberError> {
         let Scope::Hosts { bundle, members, matchers } = &self.scope else {
             unreachable!("only bundles have members")
         };
@@ -497,11 +638,12 @@ impl<'r, 'a> UrlChecker<'r, 'a> {
     pub fn target<'m>(
         &'m self,
         url: &[u8],
-        cache: &mut HostCache<'m, 'r, 'a>,
-    ) -> Result<Target<'m, 'r, 'a>, MemberError> {
+        cache: &mut HostCache<'m, 'a>,
+    ) -> Result<Target<'m, 'a>, MemberError> {
         let bundle = match &self.scope {
             Scope::Single(ms) => return Ok(Target::Rules(ms)),
             Scope::Hosts { bundle, .. } => bundle,
+            Scope::Shards { .. } => return self.shard_target(url, cache),
         };
         match url_host_key(url, &mut cache.key) {
             Ok(()) => {}
@@ -513,13 +655,45 @@ impl<'r, 'a> UrlChecker<'r, 'a> {
         Ok(target.for_url(bundle.dialect(), url))
     }
 
+    /// [`UrlChecker::target`] for a sharded bundle: the host key, then
+    /// its shard's entry (the cache holds the last host's target, whose
+    /// shard the key tells).
+    #[inline(never)]
+    fn shard_target<'m>(
+        &'m self,
+        url: &[u8],
+        cache: &mut HostCache<'m, 'a>,
+    ) -> Result<Target<'m, 'a>, MemberError> {
+        let Scope::Shards { dialect, shards, .. } = &self.scope else {
+            unreachable!("only a sharded bundle has shards")
+        };
+        match url_host_key(url, &mut cache.key) {
+            Ok(()) => {}
+            Err(NoHostKey::Missing) => return Ok(Target::Unknown),
+            Err(NoHostKey::Ambiguous) => return Ok(Target::Ambiguous),
+        }
+        if let Some(t) = cache.last {
+            if cache.key == cache.last_key {
+                return Ok(t.for_url(*dialect, url));
+            }
+        }
+        let s = shard_of_key(&cache.key, shards.len() as u32) as usize;
+        let inner = self.shard(s)?;
+        let Scope::Hosts { bundle, .. } = &inner.scope else {
+            unreachable!("a shard is a bundle")
+        };
+        let target =
+            inner.host_target(bundle, cache).map_err(|e| e.in_shard(s))?;
+        Ok(target.for_url(*dialect, url))
+    }
+
     /// The target of the host whose key is in `cache.key`.
     #[inline]
     fn host_target<'m>(
         &'m self,
         bundle: &Bundle<'a>,
-        cache: &mut HostCache<'m, 'r, 'a>,
-    ) -> Result<Target<'m, 'r, 'a>, MemberError> {
+        cache: &mut HostCache<'m, 'a>,
+    ) -> Result<Target<'m, 'a>, MemberError> {
         if let Some(t) = cache.last {
             if cache.key == cache.last_key {
                 return Ok(t);
@@ -558,7 +732,7 @@ impl<'r, 'a> UrlChecker<'r, 'a> {
         &'m self,
         url: &[u8],
         path: MatchPath<'_>,
-        cache: &mut HostCache<'m, 'r, 'a>,
+        cache: &mut HostCache<'m, 'a>,
         out: &mut [Outcome],
     ) -> Result<(), MemberError> {
         self.target(url, cache)?.outcomes(url, path, out);
@@ -577,7 +751,7 @@ impl<'r, 'a> UrlChecker<'r, 'a> {
     pub fn check_each<'m>(
         &'m self,
         line: &[u8],
-        cache: &mut HostCache<'m, 'r, 'a>,
+        cache: &mut HostCache<'m, 'a>,
         out: &mut [Outcome],
     ) -> Result<(), MemberError> {
         match url_line(line, line.len()) {
@@ -594,7 +768,7 @@ impl<'r, 'a> UrlChecker<'r, 'a> {
     pub fn check<'m>(
         &'m self,
         line: &[u8],
-        cache: &mut HostCache<'m, 'r, 'a>,
+        cache: &mut HostCache<'m, 'a>,
     ) -> Result<Outcome, MemberError> {
         let Some((url, path)) = url_line(line, line.len()) else {
             return Ok(Outcome::Invalid);
@@ -618,7 +792,7 @@ impl<'r, 'a> UrlChecker<'r, 'a> {
 pub fn write_why<'a>(
     out: &mut Vec<u8>,
     url: &[u8],
-    target: Option<Target<'_, '_, 'a>>,
+    target: Option<Target<'_, 'a>>,
     agent: usize,
 ) -> Option<Reason<'a>> {
     match target {

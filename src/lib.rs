@@ -126,8 +126,9 @@ pub use crate::agent::check_product_token;
 pub use crate::aligned::AlignedBytes;
 pub use crate::bundle::{Bundle, HostInfo, HostRules, MemberSpan, host_hash};
 pub use crate::check::{
-    HostCache, Matchers, MemberError, MemberReader, Members, Outcome, Target,
-    UrlChecker, url_line, write_reason, write_why,
+    HostCache, Matchers, MemberError, MemberReader, Members, Outcome,
+    ShardOpener, Target, UrlChecker, next_url_line, url_line, write_reason,
+    write_why,
 };
 pub use crate::dialect::{Dialect, ParseDialectError};
 pub use crate::error::{AgentError, LoadError};
@@ -137,7 +138,7 @@ pub use crate::rules::{
     GroupSource, Matcher, OtherRecord, Reason, Record, RuleInfo, Rules,
 };
 pub use crate::shard::{
-    HOST_HASH_NAME, host_hash64, shard_of_key, shard_of_url,
+    HOST_HASH_NAME, host_hash64, shard_of_key, shard_of_line, shard_of_url,
 };
 pub use crate::url::{
     MatchPath, NoHostKey, normalize_host, scheme_len, url_authority,

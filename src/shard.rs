@@ -14,7 +14,7 @@
 //! `LongHashFunction.xx3()` (read as unsigned) and `xxhsum -H3` all agree
 //! with [`host_hash64`].
 
-use crate::url::{NoHostKey, url_host_key};
+use crate::url::{NoHostKey, normalize_host, scheme_len, url_host_key};
 
 /// The name of the host hash, as written in a shard index.
 pub const HOST_HASH_NAME: &str = "xxh3-64";
@@ -67,4 +67,34 @@ pub fn shard_of_url(
 ) -> Result<u32, NoHostKey> {
     url_host_key(url, key)?;
     Ok(shard_of_key(key, shards))
+}
+
+/// The shard of what a line names, as `robofilter shard` and the wheel's
+/// `shard_of` read it: a URL or frontier line (the text up to the first
+/// TAB, if it starts with `scheme://`: its host key) or a host name
+/// (`Example.com`, `example.com:8080`: normalised as a bundle host key).
+/// `None` if it names no host. `key` is scratch space.
+///
+/// ```
+/// let mut key = Vec::new();
+/// let url = robofilter::shard_of_line(b"https://www.example.com/a\tdepth=2", 8, &mut key);
+/// let host = robofilter::shard_of_line(b"WWW.Example.com:443", 8, &mut key);
+/// assert_eq!(url, host);
+/// assert_eq!(robofilter::shard_of_line(b"not a host/", 8, &mut key), None);
+/// ```
+///
+/// # Panics
+///
+/// If `shards` is 0.
+pub fn shard_of_line(
+    line: &[u8],
+    shards: u32,
+    key: &mut Vec<u8>,
+) -> Option<u32> {
+    let first = line.split(|&b| b == b'\t').next().unwrap_or_default();
+    if scheme_len(first).is_some() {
+        return shard_of_url(first, shards, key).ok();
+    }
+    let host = normalize_host(core::str::from_utf8(first).ok()?).ok()?;
+    Some(shard_of_key(host.as_bytes(), shards))
 }

@@ -283,7 +283,7 @@ pub enum NoHostKey {
 /// and outside `/ ? #`, which end it). Octets above 0x7F are left to the
 /// host's owner (IRIs in the wild carry raw UTF-8 hosts).
 #[inline]
-fn is_forbidden_in_authority(b: u8) -> bool {
+const fn is_forbidden_in_authority(b: u8) -> bool {
     matches!(
         b,
         0..=0x20
@@ -327,18 +327,52 @@ pub fn url_host_key(url: &[u8], out: &mut Vec<u8>) -> Result<(), NoHostKey> {
     out.clear();
     let n = scheme_len(url).ok_or(NoHostKey::Missing)?;
     let rest = &url[n + 3..];
-    let end = memchr::memchr3(b'/', b'?', b'#', rest).unwrap_or(rest.len());
-    let authority = &rest[..end];
-    if authority.iter().any(|&b| is_forbidden_in_authority(b)) {
-        return Err(NoHostKey::Ambiguous);
+    // One pass over the authority (a few dozen octets, where a vector
+    // search costs more to set up than it saves): it ends at the first
+    // `/ ? #`, holds no forbidden octet, and its user information ends at
+    // the last `@`.
+    let (mut host_start, mut end) = (0, rest.len());
+    for (i, &b) in rest.iter().enumerate() {
+        match AUTHORITY_OCTETS[usize::from(b)] {
+            Authority::Other => {}
+            Authority::At => host_start = i + 1,
+            Authority::End => {
+                end = i;
+                break;
+            }
+            Authority::Forbidden => return Err(NoHostKey::Ambiguous),
+        }
     }
-    // User information ends at the last `@`.
-    let host_port = match memchr::memrchr(b'@', authority) {
-        Some(at) => &authority[at + 1..],
-        None => authority,
-    };
-    push_host_key(host_port, out)
+    push_host_key(&rest[host_start..end], out)
 }
+
+/// What an octet is to [`url_host_key`]'s pass over an authority.
+#[derive(Clone, Copy)]
+enum Authority {
+    Other,
+    /// `@`: the user information ends at the last one.
+    At,
+    /// `/ ? #`: the authority ends.
+    End,
+    /// An octet RFC 3986 forbids there.
+    Forbidden,
+}
+
+/// [`Authority`] by octet.
+static AUTHORITY_OCTETS: [Authority; 256] = {
+    let mut table = [Authority::Other; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = match b as u8 {
+            b'@' => Authority::At,
+            b'/' | b'?' | b'#' => Authority::End,
+            o if is_forbidden_in_authority(o) => Authority::Forbidden,
+            _ => Authority::Other,
+        };
+        b += 1;
+    }
+    table
+};
 
 /// Whether `url` has a bundle host key, written into `out` (empty if not):
 /// [`url_host_key`] without the reason.
@@ -360,11 +394,11 @@ fn push_host_key(
     host_port: &[u8],
     out: &mut Vec<u8>,
 ) -> Result<(), NoHostKey> {
+    // Short: a plain search beats a vector search's set-up.
+    let find = |o: u8| host_port.iter().position(|&b| b == o);
     let host_end = match host_port.first() {
-        Some(b'[') => {
-            memchr::memchr(b']', host_port).map_or(host_port.len(), |i| i + 1)
-        }
-        _ => memchr::memchr(b':', host_port).unwrap_or(host_port.len()),
+        Some(b'[') => find(b']').map_or(host_port.len(), |i| i + 1),
+        _ => find(b':').unwrap_or(host_port.len()),
     };
     if host_end == 0 {
         return Err(NoHostKey::Missing);

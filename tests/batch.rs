@@ -58,8 +58,8 @@ fn compile(robots: &[u8], dialect: Dialect, case: u64) -> AlignedBytes {
 }
 
 /// One matcher of the pool, with what the oracle needs to decide alone.
-struct Entry<'r, 'a> {
-    matcher: Matcher<'r, 'a>,
+struct Entry<'a> {
+    matcher: Matcher<'a>,
     robots: usize,
     agent: &'static str,
 }
@@ -101,7 +101,7 @@ fn batches_match_decide_path_and_the_oracle() {
             // cluster by host), sometimes any of the pool.
             let one = &pool[round];
             let urls: Vec<Vec<u8>> = (0..len).map(|_| url(&mut rng)).collect();
-            let mixed: Vec<&Entry<'_, '_>> = (0..len)
+            let mixed: Vec<&Entry<'_>> = (0..len)
                 .map(|_| match rng.below(3) {
                     0 => &pool[rng.below(pool.len())],
                     _ => &pool[(round + rng.below(4)) % pool.len()],
@@ -112,7 +112,7 @@ fn batches_match_decide_path_and_the_oracle() {
                 urls.iter().map(|u| MatchPath::parse(u, dialect)).collect();
             let mut got = vec![Verdict::Allow; len];
             one.matcher.decide_paths(&paths, &mut got);
-            let items: Vec<(&Matcher<'_, '_>, MatchPath<'_>)> = mixed
+            let items: Vec<(&Matcher<'_>, MatchPath<'_>)> = mixed
                 .iter()
                 .zip(&paths)
                 .map(|(e, &p)| (&e.matcher, p))

@@ -4,6 +4,8 @@
 //! accepts exactly what the whole-file reader (`Bundle::from_bytes`,
 //! `Bundle::member`) accepts, and its members decide alike.
 
+use std::sync::Arc;
+
 use robofilter::{
     AlignedBytes, Bundle, BundleBuilder, Config, Fetch, HostCache, Members,
     Outcome, UrlChecker,
@@ -129,11 +131,11 @@ fn members_read_by_span_decide_as_the_whole_file() {
         });
         Ok((&padding[..], member.as_bytes()))
     };
-    let whole_members = Members::new(&whole);
-    let lazy_members = Members::with_reader(&lazy, &read);
+    let whole_members = Arc::new(Members::new(&whole));
+    let lazy_members = Arc::new(Members::with_reader(&lazy, &read));
     let agents = ["FooBot", "BarBot"];
-    let a = UrlChecker::bundle(&whole, &whole_members, &agents).unwrap();
-    let z = UrlChecker::bundle(&lazy, &lazy_members, &agents).unwrap();
+    let a = UrlChecker::bundle(&whole, whole_members, &agents).unwrap();
+    let z = UrlChecker::bundle(&lazy, lazy_members, &agents).unwrap();
     let (mut ca, mut cz) = (HostCache::new(), HostCache::new());
     let mut seen = std::collections::HashSet::new();
     for _ in 0..3000 {

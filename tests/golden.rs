@@ -329,7 +329,7 @@ fn unaligned_bytes_are_rejected() {
 fn public_types_are_send_and_sync() {
     fn send_sync<T: Send + Sync>() {}
     send_sync::<Rules<'static>>();
-    send_sync::<Matcher<'static, 'static>>();
+    send_sync::<Matcher<'static>>();
     send_sync::<LoadError>();
     send_sync::<AgentError>();
     send_sync::<AlignedBytes>();

@@ -44,6 +44,8 @@ mod oracle;
 mod pathological;
 #[cfg(feature = "compile")]
 mod rfc9309;
+#[cfg(feature = "cli")]
+mod shards;
 #[cfg(feature = "compile")]
 mod sweep;
 #[cfg(feature = "compile")]

@@ -26,8 +26,8 @@ fn bundle(dialect: Dialect) -> AlignedBytes {
 fn outcomes(dialect: Dialect, lines: &[&str]) -> Vec<Outcome> {
     let bytes = bundle(dialect);
     let bundle = Bundle::from_bytes(bytes.as_bytes()).unwrap();
-    let members = Members::new(&bundle);
-    let checker = UrlChecker::bundle(&bundle, &members, &["bot"]).unwrap();
+    let members = std::sync::Arc::new(Members::new(&bundle));
+    let checker = UrlChecker::bundle(&bundle, members, &["bot"]).unwrap();
     let mut cache = HostCache::new();
     lines
         .iter()
@@ -119,8 +119,8 @@ fn rfc9309_always_allows_robots_txt_even_for_unreachable_hosts() {
 fn explanations_name_the_robots_txt_exception_and_the_ambiguous_host() {
     let bytes = bundle(Dialect::Rfc9309);
     let bundle = Bundle::from_bytes(bytes.as_bytes()).unwrap();
-    let members = Members::new(&bundle);
-    let checker = UrlChecker::bundle(&bundle, &members, &["bot"]).unwrap();
+    let members = std::sync::Arc::new(Members::new(&bundle));
+    let checker = UrlChecker::bundle(&bundle, members, &["bot"]).unwrap();
     for (url, robots_txt) in [
         (&b"http://down.example/robots.txt"[..], true),
         (&b"http://b.example\\@a.example/x"[..], false),

@@ -18,8 +18,10 @@ A line is what the CLI reads: the URL ends at the first TAB (the fields
 after it are ignored), and spaces inside the URL belong to it.
 
 ``robofilter.spark.filter_frontier`` runs the same on a PySpark DataFrame.
+``robofilter.shard_of(urls, n)`` gives each URL's or host's shard, as
+``robofilter compile --shards n`` places hosts.
 """
 
-from ._robofilter import VERDICTS, RobofilterError, Rules, VerdictBatches
+from ._robofilter import VERDICTS, RobofilterError, Rules, VerdictBatches, shard_of
 
-__all__ = ["Rules", "RobofilterError", "VerdictBatches", "VERDICTS"]
+__all__ = ["Rules", "RobofilterError", "VerdictBatches", "VERDICTS", "shard_of"]

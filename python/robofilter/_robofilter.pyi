@@ -160,3 +160,17 @@ class Rules:
         """Each batch with a ``verdict`` column added (see ``check``), or
         one ``verdict_<agent>`` column per agent of a list, lazily, other
         columns passed through: the shape PySpark's ``mapInArrow`` wants."""
+
+
+@overload
+def shard_of(urls: str | bytes, shards: int) -> int | None: ...
+@overload
+def shard_of(
+    urls: pa.Array | pa.ChunkedArray | Iterable[str | bytes | None], shards: int
+) -> pa.Array: ...
+def shard_of(urls: object, shards: int) -> int | None | pa.Array:
+    """The shard (0-based) of each URL's or host's host key among
+    ``shards``: XXH3-64 (seed 0) of the bundle host key, mod ``shards``, as
+    ``robofilter compile --shards`` places hosts. One ``str``/``bytes``
+    gives an ``int`` (``None``: no host); an Arrow array or a sequence
+    gives a ``uint32`` array (null: null input or no host)."""

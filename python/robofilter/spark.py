@@ -13,6 +13,13 @@ worker, and applied to each Arrow batch through ``DataFrame.mapInArrow``::
     # Several agents: one column per agent, verdict_FooBot, verdict_GPTBot.
     both = filter_frontier(frontier, "rules.bin", ["FooBot", "GPTBot"])
 
+A frontier of many hosts against a shard directory (``robofilter compile
+... --shards N -o DIR``): each task decides the URLs of one shard and opens
+only that shard::
+
+    from robofilter.spark import filter_sharded
+    checked = filter_sharded(frontier, "/data/robots.shards", "FooBot")
+
 The no-Python fallback pipes the URL column through the CLI on each
 executor (``robofilter`` must be on the executors' PATH)::
 
@@ -29,12 +36,13 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from ._robofilter import Rules
+from ._robofilter import Rules, shard_of
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
+    from pyspark import Accumulator
+    from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["filter_frontier", "load_once"]
+__all__ = ["filter_frontier", "filter_sharded", "load_once"]
 
 _loaded: dict[str, Rules] = {}
 _lock = threading.Lock()
@@ -126,6 +134,229 @@ def filter_frontier(
             )
 
     return df.mapInArrow(run, schema)
+
+
+def filter_sharded(
+    df: DataFrame,
+    shard_dir: str,
+    agent: str | Sequence[str],
+    url_col: str = "url",
+    *,
+    verdict_col: str = "verdict",
+    threads: int = 1,
+    opened: Accumulator | None = None,
+) -> DataFrame:
+    """``filter_frontier`` against a shard directory (``robofilter compile
+    ... --shards N -o DIR``): the same columns and verdicts, with each task
+    deciding the URLs of exactly one shard and opening only that shard.
+
+    The shard of each URL is computed on the executors by the wheel
+    (``shard_of``: robofilter's own host parse); a URL without a host
+    goes with shard 0, whose answer for it (``unknown`` or ``invalid``) is
+    every shard's. The rows are then shuffled into N partitions, partition
+    ``i`` holding shard ``i``'s rows: the partitioning key of shard ``i``
+    is an integer that Spark's own hash partitioning (the ``hash``
+    function, Murmur3 with seed 42, mod N) sends to partition ``i``, found
+    on the driver by Spark itself, so no task gets two shards. Each task
+    then loads its shard, memory-mapped when ``shard_dir`` is a local path
+    (or ``file:``), else copied to local disk first through
+    ``pyarrow.fs`` (``s3://``, ``hdfs://``, ``gs://``...).
+
+    ``opened``, if given, is an integer accumulator that counts the shards
+    the tasks open (for tests and monitoring).
+    """
+    from pyspark.sql.types import IntegerType, StringType, StructField, StructType
+
+    index = _read_index(shard_dir)
+    n = int(index["shards"])
+    if url_col not in df.columns:
+        raise ValueError(
+            f"the DataFrame has no column '{url_col}' (its columns: "
+            f"{', '.join(df.columns)}); pass url_col="
+        )
+    names = [verdict_col] if isinstance(agent, str) else [
+        f"{verdict_col}_{a}" for a in agent]
+    have = {c.lower() for c in df.columns}
+    for name in names:
+        if name.lower() in have:
+            raise ValueError(
+                f"the DataFrame already has a column '{name}' (pass "
+                f"verdict_col= to name the verdict columns otherwise)"
+            )
+    # Fail on the driver, with the CLI's message, before any task runs (an
+    # agent the shards were not compiled for, one named twice, none).
+    _shard(shard_dir, index, 0).filter_batches(
+        iter(()), agent, url_col, verdict_column=verdict_col
+    )
+    keys = _partition_keys(df.sparkSession, n)
+    key_col = "__robofilter_shard_key"
+    while key_col in df.columns:
+        key_col += "_"
+
+    def add_key(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        lookup = pa.array(keys, pa.int32())
+        for batch in batches:
+            shards = shard_of(batch.column(url_col), n).fill_null(0)
+            yield batch.append_column(key_col, lookup.take(shards))
+
+    keyed_schema = StructType(
+        df.schema.fields + [StructField(key_col, IntegerType(), False)])
+    parted = df.mapInArrow(add_key, keyed_schema).repartition(n, key_col)
+    shard_by_key = {k: i for i, k in enumerate(keys)}
+    schema = StructType(
+        df.schema.fields + [StructField(c, StringType(), True) for c in names]
+    )
+    width = len(names)
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        rules, mine = None, None
+        for batch in batches:
+            if batch.num_rows == 0:
+                continue
+            ks = batch.column(key_col).unique().to_pylist()
+            if len(ks) != 1 or (mine is not None and ks[0] != mine):
+                raise RuntimeError(
+                    f"robofilter: a task got rows of several shards ({ks}): "
+                    f"Spark did not partition by the shard key as expected")
+            if rules is None:
+                mine = ks[0]
+                rules = _shard(shard_dir, index, shard_by_key[mine])
+                if opened is not None:
+                    opened.add(1)
+            batch = batch.drop_columns([key_col])
+            for out in rules.filter_batches(
+                iter([batch]), agent, url_col, threads=threads,
+                verdict_column=verdict_col,
+            ):
+                k = out.num_columns - width
+                verdicts = [c.dictionary_decode() for c in out.columns[k:]]
+                yield pa.RecordBatch.from_arrays(
+                    out.columns[:k] + verdicts,
+                    schema=_arrow_schema(out, names),
+                )
+
+    return parted.mapInArrow(run, schema)
+
+
+def _partition_keys(spark: SparkSession, n: int) -> list[int]:
+    """For each shard ``i`` of ``n``, an int that ``repartition(n, col)``
+    sends to partition ``i``: the smallest ``k >= 0`` whose
+    ``pmod(hash(k), n)`` is ``i``, computed by Spark (the same Murmur3
+    with seed 42 that its hash partitioning uses)."""
+    from pyspark.sql import functions as F
+
+    limit = 64 * n + 4096
+    while True:
+        rows = (
+            spark.range(limit)
+            .select(F.col("id").cast("int").alias("k"))
+            .select("k", F.pmod(F.hash("k"), F.lit(n)).alias("p"))
+            .groupBy("p").agg(F.min("k").alias("k"))
+            .collect()
+        )
+        found = {r["p"]: r["k"] for r in rows}
+        if len(found) == n:
+            return [found[i] for i in range(n)]
+        limit *= 4
+
+
+def _read_index(shard_dir: str) -> dict:
+    """``shard_dir``'s ``index.json``, checked as the CLI checks it."""
+    import json
+
+    with _open_input(_join(shard_dir, "index.json")) as f:
+        index = json.loads(f.read())
+    if index.get("format") != "robofilter-shards" or index.get("version") != 1:
+        raise ValueError(
+            f"'{shard_dir}' is not a robofilter shard directory of version 1 "
+            f"(format {index.get('format')!r}, version {index.get('version')!r})")
+    if index.get("hash") != "xxh3-64":
+        raise ValueError(f"'{shard_dir}': unknown host hash {index.get('hash')!r}")
+    n = index.get("shards")
+    if not isinstance(n, int) or n < 1 or len(index.get("files", [])) != n:
+        raise ValueError(f"'{shard_dir}': index.json names {n} shards inconsistently")
+    return index
+
+
+# The shard a Python worker holds: only the last one loaded, since each
+# shard has one task (a worker that ran another shard's task before has
+# no use for that one, and keeping every shard it met would grow with the
+# job).
+_last_shard: dict[str, Rules] = {}
+
+
+def _shard(shard_dir: str, index: dict, i: int) -> Rules:
+    """Shard ``i``, memory-mapped from a local path, or copied to local
+    disk first from any other file system ``pyarrow.fs`` reads; the
+    previous shard this process held is dropped (unmapped, its copy
+    removed). Its length must be the index's."""
+    f = index["files"][i]
+    path = _join(shard_dir, f["name"])
+    with _lock:
+        rules = _last_shard.get(path)
+        if rules is not None:
+            return rules
+        for old in list(_last_shard):
+            del _last_shard[old]
+        local = _local_path(path)
+        copied = local is None
+        if copied:
+            local = _copy_to_local(path, f["name"])
+        size = os.path.getsize(local)
+        if size != f["length"]:
+            raise ValueError(
+                f"shard '{path}' is {size} octets, its index says "
+                f"{f['length']}: it is not this build's shard")
+        if copied:
+            # Read whole: the copy can then go at once.
+            with open(local, "rb") as fh:
+                rules = Rules.from_bytes(fh.read())
+            os.remove(local)
+        else:
+            rules = Rules.load(local)
+        _last_shard[path] = rules
+        return rules
+
+
+def _join(base: str, name: str) -> str:
+    return base.rstrip("/") + "/" + name
+
+
+def _local_path(path: str) -> str | None:
+    """The local file system path of ``path`` (plain or ``file:``), else
+    ``None``."""
+    if path.startswith("file://"):
+        return path[len("file://"):]
+    if path.startswith("file:"):
+        return path[len("file:"):]
+    return None if "://" in path else path
+
+
+def _open_input(path: str):
+    local = _local_path(path)
+    if local is not None:
+        return open(local, "rb")
+    from pyarrow import fs
+
+    filesystem, inner = fs.FileSystem.from_uri(path)
+    return filesystem.open_input_stream(inner)
+
+
+def _copy_to_local(path: str, name: str) -> str:
+    """Copies ``path`` into this process's temporary directory (once)."""
+    import shutil
+    import tempfile
+
+    from pyarrow import fs
+
+    target_dir = os.path.join(tempfile.gettempdir(), f"robofilter-shards-{os.getpid()}")
+    os.makedirs(target_dir, exist_ok=True)
+    target = os.path.join(target_dir, name)
+    filesystem, inner = fs.FileSystem.from_uri(path)
+    with filesystem.open_input_stream(inner) as src, open(target + ".part", "wb") as dst:
+        shutil.copyfileobj(src, dst, 1 << 20)
+    os.replace(target + ".part", target)
+    return target
 
 
 def _arrow_schema(batch: pa.RecordBatch, names: list[str]) -> pa.Schema:

@@ -12,7 +12,7 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use arrow_array::types::UInt8Type;
 use arrow_array::{
@@ -30,8 +30,8 @@ use pyo3_arrow::{PyArray, PyChunkedArray, PyRecordBatch};
 use rayon::prelude::*;
 use robofilter::{
     AlignedBytes, Bundle, BundleBuilder, Compiler, Config, Dialect, Fetch,
-    HostCache, HostRules, LoadError, Matchers, MemberError, Members,
-    NoHostKey, Outcome, Reason, Rules, Target, UrlChecker, Verdict,
+    HostCache, LoadError, MemberError, Members, Outcome, Reason, Rules,
+    Target, UrlChecker,
 };
 
 create_exception!(
@@ -72,11 +72,28 @@ impl Backing {
 }
 
 /// The loaded rules: one rules file, or a bundle and its members (loaded
-/// on first use, then kept for the object's life).
-enum View<'a> {
-    Single(Rules<'a>),
-    Bundle { bundle: Bundle<'a>, members: Members<'a> },
+/// on first use, then kept for the object's life), and the checkers built
+/// for the agent lists asked about so far.
+struct View<'a> {
+    rules: Source<'a>,
+    checkers: Checkers<'a>,
 }
+
+/// What the rules are.
+enum Source<'a> {
+    Single(Rules<'a>),
+    Bundle { bundle: Bundle<'a>, members: Arc<Members<'a>> },
+}
+
+/// The checkers built so far, by agent list (most recently built last).
+/// A checker keeps the matchers it built for each bundle member, so a
+/// call after the first costs a host lookup and a walk; a member is
+/// checked and loaded once, whatever the agents.
+type Checkers<'a> = Mutex<Vec<(Box<[String]>, Arc<UrlChecker<'a>>)>>;
+
+/// How many agent lists keep their checker; the oldest is dropped past
+/// that (a program asks about a handful of agent lists).
+const CHECKER_CACHE_LEN: usize = 16;
 
 self_cell::self_cell!(
     struct Loaded {
@@ -118,13 +135,14 @@ impl PyRules {
         let loaded =
             Loaded::try_new(backing, |b| -> Result<View<'_>, LoadError> {
                 let bytes = b.bytes();
-                if Bundle::is_bundle(bytes) {
+                let rules = if Bundle::is_bundle(bytes) {
                     let bundle = Bundle::from_bytes(bytes)?;
-                    let members = Members::new(&bundle);
-                    Ok(View::Bundle { bundle, members })
+                    let members = Arc::new(Members::new(&bundle));
+                    Source::Bundle { bundle, members }
                 } else {
-                    Ok(View::Single(Rules::from_bytes(bytes)?))
-                }
+                    Source::Single(Rules::from_bytes(bytes)?)
+                };
+                Ok(View { rules, checkers: Mutex::default() })
             })
             .map_err(|e| {
                 error(format!("{what} '{name}' is damaged or unusable: {e}"))
@@ -143,9 +161,9 @@ impl PyRules {
     /// warning per such agent. The rfc9309 dialect refuses such an agent
     /// (`Rules::matcher` fails).
     fn warn_agents(&self, agents: &[String]) -> PyResult<()> {
-        let dialect = self.loaded.with_dependent(|_, v| match v {
-            View::Single(r) => r.dialect(),
-            View::Bundle { bundle, .. } => bundle.dialect(),
+        let dialect = self.loaded.with_dependent(|_, v| match &v.rules {
+            Source::Single(r) => r.dialect(),
+            Source::Bundle { bundle, .. } => bundle.dialect(),
         });
         if dialect != Dialect::Google {
             return Ok(());
@@ -169,122 +187,84 @@ impl PyRules {
         Ok(())
     }
 
-    /// Runs `f` with a checker for `agents` (in their order).
+    /// Runs `f` with the checker for `agents` (in their order), built on
+    /// the first call for that list and then reused.
     fn with_checker<T>(
         &self,
         agents: &[String],
-        f: impl for<'r, 'a> FnOnce(&UrlChecker<'r, 'a>) -> PyResult<T>,
+        f: impl for<'a> FnOnce(&UrlChecker<'a>) -> PyResult<T>,
     ) -> PyResult<T> {
         self.warn_agents(agents)?;
-        let agents: Vec<&str> = agents.iter().map(String::as_str).collect();
-        self.loaded.with_dependent(|_, view| match view {
-            View::Single(rules) => {
-                let checker =
-                    UrlChecker::rules(rules, &agents).map_err(|e| {
-                        error(format!("rules file '{}': {e}", self.name))
-                    })?;
-                f(&checker)
-            }
-            View::Bundle { bundle, members } => {
-                let checker = UrlChecker::bundle(bundle, members, &agents)
-                    .map_err(|e| {
-                        error(format!("bundle '{}', {e}", self.name))
-                    })?;
-                f(&checker)
-            }
+        self.loaded.with_dependent(|_, view| {
+            let checker = self.checker(view, agents)?;
+            f(&checker)
         })
     }
 
+    /// The cached checker of `view` for `agents`, or a new one (cached).
+    fn checker<'a>(
+        &self,
+        view: &View<'a>,
+        agents: &[String],
+    ) -> PyResult<Arc<UrlChecker<'a>>> {
+        let cached = |list: &mut Vec<(Box<[String]>, Arc<UrlChecker<'a>>)>| {
+            let found = list.iter().find(|(a, _)| **a == *agents);
+            found.map(|(_, c)| Arc::clone(c))
+        };
+        // A poisoned lock only means another thread panicked while holding
+        // it; the list itself is always whole.
+        let lock = || view.checkers.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(checker) = cached(&mut lock()) {
+            return Ok(checker);
+        }
+        let names: Vec<&str> = agents.iter().map(String::as_str).collect();
+        let checker = match &view.rules {
+            Source::Single(rules) => UrlChecker::rules(rules, &names)
+                .map_err(|e| {
+                    error(format!("rules file '{}': {e}", self.name))
+                })?,
+            Source::Bundle { bundle, members } => {
+                UrlChecker::bundle(bundle, Arc::clone(members), &names)
+                    .map_err(|e| {
+                        error(format!("bundle '{}', {e}", self.name))
+                    })?
+            }
+        };
+        let mut list = lock();
+        // Another thread may have built one meanwhile: keep the first.
+        if let Some(checker) = cached(&mut list) {
+            return Ok(checker);
+        }
+        if list.len() == CHECKER_CACHE_LEN {
+            list.remove(0);
+        }
+        let checker = Arc::new(checker);
+        list.push((agents.into(), Arc::clone(&checker)));
+        Ok(checker)
+    }
+
     /// Runs `f` with the outcome of one line for each of `agents` and
-    /// what decided it (`None`: not a URL). A [`UrlChecker`] sets up a
-    /// matcher slot for every member of a bundle, which suits a batch;
-    /// this looks up only the host the line names, so a single-URL call
-    /// costs the same for any bundle.
+    /// what decided it (`None`: not a URL): the cached checker's host
+    /// lookup and walk, as `robofilter filter` decides the line.
     fn with_line<T>(
         &self,
         agents: &[String],
         line: &[u8],
-        f: impl for<'m, 'r, 'a> FnOnce(
+        f: impl for<'m, 'a> FnOnce(
             &[Outcome],
-            Option<Target<'m, 'r, 'a>>,
+            Option<Target<'m, 'a>>,
         ) -> PyResult<T>,
     ) -> PyResult<T> {
-        self.warn_agents(agents)?;
-        let member_error = |m: usize, e: &dyn std::fmt::Display| {
-            error(format!("bundle '{}', member {m}: {e}", self.name))
-        };
-        let mut each = vec![Outcome::Invalid; agents.len()];
-        self.loaded.with_dependent(|_, view| {
-            let (bundle, members) = match view {
-                View::Single(rules) => {
-                    let matchers = agents
-                        .iter()
-                        .map(|a| rules.matcher(a))
-                        .collect::<Result<Vec<_>, _>>()
-                        .map(Matchers::new)
-                        .map_err(|e| {
-                            error(format!("rules file '{}': {e}", self.name))
-                        })?;
-                    return match robofilter::url_line(line, line.len()) {
-                        Some((url, path)) => {
-                            let target = Target::Rules(&matchers);
-                            target.outcomes(url, path, &mut each);
-                            f(&each, Some(target))
-                        }
-                        None => f(&each, None),
-                    };
-                }
-                View::Bundle { bundle, members } => (bundle, members),
-            };
-            // The agent check a checker makes (on the first member).
-            if bundle.member_len() > 0 {
-                let rules =
-                    members.get(bundle, 0).map_err(|e| member_error(0, e))?;
-                for agent in agents {
-                    rules.matcher(agent).map_err(|e| member_error(0, &e))?;
-                }
-            }
+        self.with_checker(agents, |checker| {
+            let mut each = vec![Outcome::Invalid; agents.len()];
             let Some((url, path)) = robofilter::url_line(line, line.len())
             else {
                 return f(&each, None);
             };
-            // The steps of `UrlChecker::target`, building only this host's
-            // matchers: the host key, the bundle entry, the per-URL
-            // exception, then the outcomes.
-            let mut key = Vec::new();
-            let found = match robofilter::url_host_key(url, &mut key) {
-                Ok(()) => bundle.find(&key),
-                Err(NoHostKey::Missing) => None,
-                Err(NoHostKey::Ambiguous) => {
-                    return f(&each, Some(Target::Ambiguous));
-                }
-            };
-            let Some(i) = found else {
-                each.fill(Outcome::Unknown);
-                return f(&each, Some(Target::Unknown));
-            };
-            let host = bundle.host(i);
-            let fixed = |v: Verdict| {
-                Target::Fixed(v, host.status()).for_url(bundle.dialect(), url)
-            };
-            let target = match host.rules() {
-                HostRules::Member(m) => {
-                    let rules = members
-                        .get(bundle, m)
-                        .map_err(|e| member_error(m, e))?;
-                    let matchers = agents
-                        .iter()
-                        .map(|a| rules.matcher(a))
-                        .collect::<Result<Vec<_>, _>>()
-                        .map(Matchers::new)
-                        .map_err(|e| member_error(m, &e))?;
-                    let target = Target::Rules(&matchers);
-                    target.outcomes(url, path, &mut each);
-                    return f(&each, Some(target));
-                }
-                HostRules::AllowAll => fixed(Verdict::Allow),
-                HostRules::DisallowAll => fixed(Verdict::Disallow),
-            };
+            let mut cache = HostCache::new();
+            let target = checker
+                .target(url, &mut cache)
+                .map_err(|e| error(format!("bundle '{}', {e}", self.name)))?;
             target.outcomes(url, path, &mut each);
             f(&each, Some(target))
         })
@@ -356,6 +336,18 @@ enum Urls<'c> {
 }
 
 impl<'c> Urls<'c> {
+    /// Value `i`'s octets.
+    fn value(&self, i: usize) -> &'c [u8] {
+        match self {
+            Urls::Utf8(a) => a.value(i).as_bytes(),
+            Urls::LargeUtf8(a) => a.value(i).as_bytes(),
+            Urls::Utf8View(a) => a.value(i).as_bytes(),
+            Urls::Binary(a) => a.value(i),
+            Urls::LargeBinary(a) => a.value(i),
+            Urls::BinaryView(a) => a.value(i),
+        }
+    }
+
     fn of(array: &'c dyn Array) -> PyResult<Urls<'c>> {
         let any = array.as_any();
         let urls = match array.data_type() {
@@ -382,7 +374,7 @@ impl<'c> Urls<'c> {
     /// copied from the input).
     fn decide(
         &self,
-        checker: &UrlChecker<'_, '_>,
+        checker: &UrlChecker<'_>,
         out: &mut [Vec<u8>],
         threads: usize,
     ) -> Result<(), MemberError> {
@@ -424,7 +416,7 @@ const MIN_PER_THREAD: usize = 16 << 10;
 /// rayon's pool each take one contiguous range of URLs (so that each
 /// keeps its own host cache over a run of URLs).
 fn decide<'u>(
-    checker: &UrlChecker<'_, '_>,
+    checker: &UrlChecker<'_>,
     out: &mut [Vec<u8>],
     threads: usize,
     line: impl Fn(usize) -> (&'u [u8], usize) + Sync,
@@ -475,7 +467,7 @@ fn decide<'u>(
 /// The verdicts of one Arrow array of URLs, one array per agent of
 /// `checker`; `name` names the rules in messages.
 fn verdicts(
-    checker: &UrlChecker<'_, '_>,
+    checker: &UrlChecker<'_>,
     array: &dyn Array,
     threads: usize,
     name: &str,
@@ -638,24 +630,25 @@ impl PyRules {
     /// Whether these rules are a bundle of hosts.
     #[getter]
     fn is_bundle(&self) -> bool {
-        self.loaded.with_dependent(|_, v| matches!(v, View::Bundle { .. }))
+        self.loaded
+            .with_dependent(|_, v| matches!(v.rules, Source::Bundle { .. }))
     }
 
     /// The dialect the rules were compiled in: `"rfc9309"` or `"google"`.
     #[getter]
     fn dialect(&self) -> String {
-        self.loaded.with_dependent(|_, v| match v {
-            View::Single(r) => r.dialect().to_string(),
-            View::Bundle { bundle, .. } => bundle.dialect().to_string(),
+        self.loaded.with_dependent(|_, v| match &v.rules {
+            Source::Single(r) => r.dialect().to_string(),
+            Source::Bundle { bundle, .. } => bundle.dialect().to_string(),
         })
     }
 
     /// How many hosts a bundle has (0 for a single rules file).
     #[getter]
     fn host_count(&self) -> usize {
-        self.loaded.with_dependent(|_, v| match v {
-            View::Single(_) => 0,
-            View::Bundle { bundle, .. } => bundle.host_len(),
+        self.loaded.with_dependent(|_, v| match &v.rules {
+            Source::Single(_) => 0,
+            Source::Bundle { bundle, .. } => bundle.host_len(),
         })
     }
 
@@ -1153,10 +1146,64 @@ fn save(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     result
 }
 
+/// The shard (0-based) of each URL's or host's host key among `shards`,
+/// as `robofilter compile --shards` places hosts and `robofilter shard`
+/// prints it: XXH3-64 (seed 0) of the bundle host key, mod `shards`. A
+/// line is a URL (or frontier line: the URL up to its first TAB) or a host
+/// name (`Example.com`, `example.com:8080`).
+///
+/// For one `str`/`bytes`: an `int`, or `None` if it names no host. For an
+/// Arrow string or binary array (or chunked array, or a sequence): a
+/// pyarrow `uint32` array, null where the input is null or names no host.
+#[pyfunction]
+fn shard_of<'py>(
+    py: Python<'py>,
+    urls: &Bound<'py, PyAny>,
+    shards: u32,
+) -> PyResult<Bound<'py, PyAny>> {
+    if shards == 0 {
+        return Err(PyValueError::new_err("shards must be at least 1"));
+    }
+    let mut key = Vec::new();
+    if urls.is_instance_of::<PyString>() || urls.is_instance_of::<PyBytes>() {
+        let line = text_or_bytes(urls, "urls")?;
+        let line = line.strip_suffix(b"\r").unwrap_or(&line);
+        let shard = robofilter::shard_of_line(line, shards, &mut key);
+        return Ok(shard.into_pyobject(py)?.into_any());
+    }
+    let chunks: Vec<ArrayRef> = if urls.hasattr("__arrow_c_array__")? {
+        vec![urls.extract::<PyArray>()?.into_inner().0]
+    } else if urls.hasattr("__arrow_c_stream__")? {
+        urls.extract::<PyChunkedArray>()?.into_inner().0
+    } else {
+        vec![Arc::new(sequence_urls(urls)?)]
+    };
+    let mut out = arrow_array::builder::UInt32Builder::new();
+    for chunk in &chunks {
+        let text = Urls::of(chunk.as_ref())?;
+        for i in 0..chunk.len() {
+            if chunk.is_null(i) {
+                out.append_null();
+                continue;
+            }
+            let line = text.value(i);
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            out.append_option(robofilter::shard_of_line(
+                line, shards, &mut key,
+            ));
+        }
+    }
+    let array: ArrayRef = Arc::new(out.finish());
+    let field = Arc::new(Field::new("shard", DataType::UInt32, true));
+    let out: Py<PyAny> = PyArray::new(array, field).to_pyarrow(py)?.unbind();
+    Ok(out.into_bound(py))
+}
+
 #[pymodule]
 fn _robofilter(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyRules>()?;
     m.add_class::<VerdictBatches>()?;
+    m.add_function(wrap_pyfunction!(shard_of, m)?)?;
     m.add("RobofilterError", m.py().get_type::<RobofilterError>())?;
     m.add("VERDICTS", PyList::new(m.py(), VERDICTS)?)?;
     Ok(())

@@ -14,8 +14,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from robofilter import RobofilterError
-from robofilter.spark import filter_frontier
+from robofilter import RobofilterError, shard_of
+from robofilter.spark import filter_frontier, filter_sharded
 
 from conftest import DATA
 
@@ -163,3 +163,46 @@ def test_filter_frontier_several_agents_equals_cli(spark, cli, tmp_path):
         filter_frontier(clash, str(bundle), agents)
     with pytest.raises(ValueError, match="given twice"):
         filter_frontier(df, str(bundle), ["GPTBot", "gptbot"])
+
+
+def test_filter_sharded_equals_cli_one_shard_per_task(spark, cli, tmp_path):
+    """Issue 15: the sample bundle split into 4 shards; `filter_sharded`
+    gives the CLI's verdicts on the same URLs (on the unsharded bundle),
+    each task decides the rows of one shard, and each task opens one shard
+    (counted with an accumulator)."""
+    manifest = DATA / "bundle" / "manifest.jsonl"
+    bundle, shards = tmp_path / "rules.bin", tmp_path / "shards"
+    cli.run("compile", "--manifest", manifest, "-o", bundle)
+    cli.run("compile", "--manifest", manifest, "--shards", "4", "-o", shards)
+    hosts = [json.loads(l)["host"] for l in manifest.read_text().splitlines() if l.strip()]
+    hosts += ["unknown.example", "UNKNOWN2.example:8080"]
+    rng = random.Random(15)
+    paths = ["/", "/private/x", "/api/public/1", "/tmp/a", "/a b/c", "/robots.txt"]
+    lines = [f"{rng.choice(['http', 'https'])}://{rng.choice(hosts)}{rng.choice(paths)}"
+             for _ in range(3000)]
+    lines += ["not a url", "", "http://a\\@b.example/"]
+    df = spark.createDataFrame(cc_frontier(lines).to_pandas())
+    opened = spark.sparkContext.accumulator(0)
+    out = filter_sharded(df, str(shards), ["FooBot", "GPTBot"], opened=opened)
+    assert out.columns == df.columns + ["verdict_FooBot", "verdict_GPTBot"]
+    got = sorted(out.select("row", "url", "verdict_FooBot", "verdict_GPTBot").collect())
+    p = cli.run("filter", bundle, "--agent", "FooBot", "--agent", "GPTBot", "--emit",
+                "all", input="".join(l + "\n" for l in lines).encode())
+    want = [r.split("\t", 2) for r in p.stdout.decode().split("\n")[:-1]]
+    assert len(got) == len(want) == len(lines)
+    for (row, url, foo, gpt), (cli_foo, cli_gpt, cli_line) in zip(got, want):
+        assert url == lines[row] == cli_line
+        assert (foo, gpt) == (cli_foo, cli_gpt), url
+    assert {w[0] for w in want} == {"allow", "disallow", "unknown", "invalid"}
+    # Partition i holds shard i's rows only (URLs without a host: shard 0).
+    def shards_of(i, rows):
+        yield i, sorted({shard_of(r.url, 4) or 0 for r in rows})
+    per_task = dict(out.select("url").rdd.mapPartitionsWithIndex(shards_of).collect())
+    nonempty = {i: s for i, s in per_task.items() if s}
+    assert all(s == [i] for i, s in nonempty.items()), per_task
+    # One shard opened per task that had rows (the count comes from the
+    # tasks of the `collect` above and of this `count`).
+    opened_before = opened.value
+    assert opened_before >= len(nonempty)
+    out.count()
+    assert opened.value - opened_before == len(nonempty)

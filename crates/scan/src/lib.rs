@@ -152,12 +152,61 @@ pub fn scan(buf: &[u8], len: usize) -> Option<Line> {
         _ => len,
     };
     let scheme_len = scheme_len(&buf[..line_len])?;
-    let found = find(buf, line_len, scheme_len + 3)?;
-    // The URL is not empty: it starts with `scheme://`.
-    if buf[found.url_end - 1] == b' ' {
+    let found = find(buf, line_len, scheme_len + 3);
+    if found.url_end < line_len && buf[found.url_end] != b'\t' {
         return None;
     }
-    Some(found.line(line_len, scheme_len))
+    found.line(buf, line_len, scheme_len)
+}
+
+/// Classifies the first line of `buf` (up to its first `\n`, or all of
+/// `buf`) and finds where it ends, in one pass for a line without fields:
+/// `(end, line)` where `end` is the offset of the `\n` (`buf.len()` if
+/// there is none) and `line` is [`scan`]`(buf, end)`.
+///
+/// This is how a frontier is read: the pass that classifies a URL line
+/// stops at its first control octet, which for most lines is the `\n`
+/// (or the `\r` before it), so the newline is not searched for apart.
+/// Only a line with fields, or one that is not a URL, is searched on for
+/// its `\n`.
+///
+/// ```
+/// let chunk = b"http://a.example/x\r\nnot a url\nhttp://b/\tf=1\n";
+/// let (end, line) = robofilter_scan::scan_next(chunk);
+/// assert_eq!((end, line.unwrap().url_len()), (19, 18));
+/// let (end, line) = robofilter_scan::scan_next(&chunk[20..]);
+/// assert_eq!((end, line), (9, None));
+/// let (end, line) = robofilter_scan::scan_next(&chunk[30..]);
+/// assert_eq!((end, line.unwrap().fields()), (13, Some(10)));
+/// ```
+#[inline]
+pub fn scan_next(buf: &[u8]) -> (usize, Option<Line>) {
+    let newline = |from: usize| match memchr::memchr(b'\n', &buf[from..]) {
+        Some(k) => from + k,
+        None => buf.len(),
+    };
+    // `://` holds no `\n`, so a scheme found in `buf` is in its first line.
+    let Some(scheme_len) = scheme_len(buf) else {
+        return (newline(0), None);
+    };
+    let found = find(buf, buf.len(), scheme_len + 3);
+    let stop = found.url_end;
+    let (end, line_len) = match buf.get(stop) {
+        None | Some(b'\n') => (stop, stop),
+        Some(b'\r') => match buf.get(stop + 1) {
+            None | Some(b'\n') => (stop + 1, stop),
+            Some(_) => return (newline(stop), None),
+        },
+        Some(b'\t') => {
+            let end = newline(stop);
+            match buf[stop..end].last() {
+                Some(b'\r') => (end, end - 1),
+                _ => (end, end),
+            }
+        }
+        Some(_) => return (newline(stop), None),
+    };
+    (end, found.line(buf, line_len, scheme_len))
 }
 
 /// The length of the scheme if `line` starts with
@@ -170,6 +219,12 @@ pub fn scan(buf: &[u8], len: usize) -> Option<Line> {
 /// ```
 #[inline]
 pub fn scheme_len(line: &[u8]) -> Option<usize> {
+    // Nearly every frontier URL is http or https.
+    if line.starts_with(b"https://") {
+        return Some(5);
+    } else if line.starts_with(b"http://") {
+        return Some(4);
+    }
     let (first, rest) = line.split_first()?;
     let scheme =
         |b: &&u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-');
@@ -181,12 +236,13 @@ pub fn scheme_len(line: &[u8]) -> Option<usize> {
 /// No such octet (an offset no line reaches).
 const NONE: usize = usize::MAX;
 
-/// What one pass found: where the URL ends, and the first offset at or
-/// after `from` and before the URL's end of each class of octets, [`NONE`]
-/// if there is none.
+/// What one pass found: where it stopped, and the first offset at or
+/// after `from` and before that stop of each class of octets, [`NONE`] if
+/// there is none.
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
 struct Found {
-    /// The first TAB, or the line's length.
+    /// The first control octet, or the limit: where the URL ends if that
+    /// octet is a TAB (or the line's end).
     url_end: usize,
     /// `/ ? ;`: google's path start.
     path: usize,
@@ -197,16 +253,29 @@ struct Found {
 }
 
 impl Found {
-    fn line(self, line_len: usize, scheme_len: usize) -> Line {
+    /// The facts of a line of `line_len` octets whose URL ends at
+    /// `self.url_end` (the caller has checked the octet there), or `None`
+    /// if the URL ends with a space.
+    #[inline(always)]
+    fn line(
+        self,
+        buf: &[u8],
+        line_len: usize,
+        scheme_len: usize,
+    ) -> Option<Line> {
+        // The URL is not empty: it starts with `scheme://`.
+        if buf[self.url_end - 1] == b' ' {
+            return None;
+        }
         let some = |k: usize| (k != NONE).then_some(k);
-        Line {
+        Some(Line {
             url_len: self.url_end,
             line_len,
             scheme_len,
             authority_end: self.authority.min(self.url_end),
             path_start: some(self.path),
             fragment: some(self.hash),
-        }
+        })
     }
 }
 
@@ -217,19 +286,18 @@ fn is_control(b: u8) -> bool {
     (b < b' ') | (b == 0x7f)
 }
 
-/// One pass over the line `buf[..len]`: `None` if its first
-/// [control](is_control) octet is not a TAB, else where the URL ends (that
-/// TAB, or `len`) and the first octets of each class at or after `from` in
-/// the URL.
+/// One pass over `buf[..limit]` up to its first [control](is_control)
+/// octet: where that is (`limit` if there is none), and the first octets
+/// of each class at or after `from` before it.
 #[inline(always)]
-fn find(buf: &[u8], len: usize, from: usize) -> Option<Found> {
+fn find(buf: &[u8], limit: usize, from: usize) -> Found {
     #[cfg(target_arch = "x86_64")]
     {
-        sse2::find(buf, len, from)
+        sse2::find(buf, limit, from)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        portable::find(buf, len, from)
+        portable::find(buf, limit, from)
     }
 }
 
@@ -240,21 +308,18 @@ mod portable {
     use super::{Found, NONE, is_control};
 
     #[inline(always)]
-    pub(crate) fn find(buf: &[u8], len: usize, from: usize) -> Option<Found> {
-        let line = &buf[..len];
-        let url_end = match line.iter().position(|&b| is_control(b)) {
-            Some(k) if line[k] != b'\t' => return None,
-            Some(k) => k,
-            None => len,
-        };
+    pub(crate) fn find(buf: &[u8], limit: usize, from: usize) -> Found {
+        let line = &buf[..limit];
+        let url_end =
+            line.iter().position(|&b| is_control(b)).unwrap_or(limit);
         let rest = line.get(from..url_end).unwrap_or_default();
         let at = |k: Option<usize>| k.map_or(NONE, |k| from + k);
-        Some(Found {
+        Found {
             url_end,
             path: at(memchr::memchr3(b'/', b'?', b';', rest)),
             authority: at(memchr::memchr3(b'/', b'?', b'#', rest)),
             hash: at(memchr::memchr(b'#', rest)),
-        })
+        }
     }
 }
 
@@ -330,69 +395,138 @@ mod sse2 {
         unsafe { _mm_loadu_si128(block.as_ptr().cast()) }
     }
 
+    /// The 16 octets at `buf[at..]`; past `buf`'s end (the chunk ends
+    /// inside this block) a copy of what is left, padded with lanes the
+    /// callers ignore.
     #[inline(always)]
-    pub(crate) fn find(buf: &[u8], len: usize, from: usize) -> Option<Found> {
-        assert!(len <= buf.len());
+    fn block(buf: &[u8], at: usize) -> __m128i {
+        match buf.get(at..at + 16) {
+            Some(block) => load(block.try_into().expect("16 octets")),
+            None => {
+                let mut block = [b'a'; 16];
+                block[..buf.len() - at].copy_from_slice(&buf[at..]);
+                load(&block)
+            }
+        }
+    }
+
+    /// The lanes of a block with `n` octets left before the limit.
+    #[inline(always)]
+    fn live(n: usize) -> u32 {
+        match n {
+            n if n >= 16 => 0xffff,
+            n => (1 << n) - 1,
+        }
+    }
+
+    /// The lanes below the first set bit of `control`, or `live` if none
+    /// is set: the block's lanes that belong to the URL.
+    #[inline(always)]
+    fn before(control: u32, live: u32) -> u32 {
+        match control {
+            0 => live,
+            c => (1 << c.trailing_zeros()) - 1,
+        }
+    }
+
+    /// The offset of the first set bit of `m` in the block at `at`.
+    #[inline(always)]
+    fn first(at: usize, m: u32) -> usize {
+        match m {
+            0 => NONE,
+            m => at + m.trailing_zeros() as usize,
+        }
+    }
+
+    /// In two phases: up to the first `/ ?` after `from` (the authority's
+    /// end and, nearly always, google's path start: in the first block or
+    /// two), every class is looked for; after it, only the first `#` and
+    /// the first control octet still matter, so the rest of the line costs
+    /// one compare mask and one branch per block.
+    #[inline(always)]
+    pub(crate) fn find(buf: &[u8], limit: usize, from: usize) -> Found {
+        assert!(limit <= buf.len());
         let (unit, del) = (splat(0x1f), splat(0x7f));
         let (slash, query) = (splat(b'/'), splat(b'?'));
         let (semicolon, hash) = (splat(b';'), splat(b'#'));
+        let control = |v: __m128i| or(le(v, unit), eq(v, del));
         // The first `/ ?`, `;` and `#` at or after `from`.
         let (mut slash_query, mut semi, mut hash_at) = (NONE, NONE, NONE);
-        let mut url_end = len;
+        let found =
+            |url_end, slash_query: usize, semi: usize, hash_at| Found {
+                url_end,
+                path: slash_query.min(semi),
+                authority: slash_query.min(hash_at),
+                hash: hash_at,
+            };
         let mut at = 0;
-        while at < len {
-            let v = match buf.get(at..at + 16) {
-                Some(block) => load(block.try_into().expect("16 octets")),
-                None => {
-                    // The chunk ends inside this block: copy what is left
-                    // (the lanes past it are ignored below).
-                    let mut block = [b'a'; 16];
-                    block[..buf.len() - at].copy_from_slice(&buf[at..]);
-                    load(&block)
-                }
-            };
-            // Lanes past the line's end are ignored; so are lanes from the
-            // first control octet on, and lanes before `from` for the
-            // offsets.
-            let mut live = match len - at {
-                n if n >= 16 => 0xffff,
-                n => (1 << n) - 1,
-            };
-            let control = mask(or(le(v, unit), eq(v, del))) & live;
-            if control != 0 {
-                let k = control.trailing_zeros() as usize;
-                if buf[at + k] != b'\t' {
-                    return None;
-                }
-                url_end = at + k;
-                live &= (1 << k) - 1;
-            }
-            let want = live & (0xffff << from.saturating_sub(at).min(16));
-            let first = |m: u32| match m & want {
-                0 => NONE,
-                m => at + m.trailing_zeros() as usize,
-            };
-            if slash_query == NONE {
-                slash_query = first(mask(or(eq(v, slash), eq(v, query))));
-            }
+        // Phase 1, a block at a time (whole blocks need no lanes masked):
+        // `Err` stops the pass at a control octet, `Ok(true)` when `/ ?`
+        // was found.
+        let mut phase1 = |v: __m128i, at: usize, live: u32| {
+            let stop = mask(control(v)) & live;
+            let want = before(stop, live)
+                & (0xffff << from.saturating_sub(at).min(16));
+            let sq = mask(or(eq(v, slash), eq(v, query))) & want;
             // `;` and `#` are rare: one mask tells whether either is here.
-            if semi == NONE || hash_at == NONE {
-                let (s, h) = (eq(v, semicolon), eq(v, hash));
-                if mask(or(s, h)) & want != 0 {
-                    semi = semi.min(first(mask(s)));
-                    hash_at = hash_at.min(first(mask(h)));
+            let (s, h) = (eq(v, semicolon), eq(v, hash));
+            if mask(or(s, h)) & want != 0 {
+                semi = semi.min(first(at, mask(s) & want));
+                hash_at = hash_at.min(first(at, mask(h) & want));
+            }
+            slash_query = first(at, sq);
+            match stop {
+                0 => Ok(sq != 0),
+                stop => Err(at + stop.trailing_zeros() as usize),
+            }
+        };
+        loop {
+            let step = match buf[..limit].get(at..at + 16) {
+                Some(whole) => phase1(
+                    load(whole.try_into().expect("16 octets")),
+                    at,
+                    0xffff,
+                ),
+                None if at < limit => {
+                    phase1(block(buf, at), at, live(limit - at))
+                }
+                None => break,
+            };
+            at += 16;
+            match step {
+                Ok(false) => {}
+                Ok(true) => break,
+                Err(url_end) => {
+                    return found(url_end, slash_query, semi, hash_at);
                 }
             }
-            if control != 0 {
-                break;
+        }
+        // Phase 2: whole blocks first (no lanes past the limit to mask),
+        // then the block the limit cuts.
+        let mut phase2 = |v: __m128i, at: usize, live: u32| {
+            if mask(or(control(v), eq(v, hash))) & live == 0 {
+                return None;
+            }
+            let stop = mask(control(v)) & live;
+            if hash_at == NONE {
+                hash_at = first(at, mask(eq(v, hash)) & before(stop, live));
+            }
+            (stop != 0).then(|| at + stop.trailing_zeros() as usize)
+        };
+        while let Some(whole) = buf[..limit].get(at..at + 16) {
+            if let Some(url_end) =
+                phase2(load(whole.try_into().expect("16 octets")), at, 0xffff)
+            {
+                return found(url_end, slash_query, semi, hash_at);
             }
             at += 16;
         }
-        Some(Found {
-            url_end,
-            path: slash_query.min(semi),
-            authority: slash_query.min(hash_at),
-            hash: hash_at,
-        })
+        if at < limit {
+            if let Some(url_end) = phase2(block(buf, at), at, live(limit - at))
+            {
+                return found(url_end, slash_query, semi, hash_at);
+            }
+        }
+        found(limit, slash_query, semi, hash_at)
     }
 }

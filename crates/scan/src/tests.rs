@@ -3,7 +3,7 @@
 use std::string::ToString;
 use std::vec::Vec;
 
-use super::{Found, Line, find, portable, scan};
+use super::{Line, find, portable, scan, scan_next};
 
 /// The definition, one octet at a time (the oracle).
 fn naive(buf: &[u8], len: usize) -> Option<Line> {
@@ -49,11 +49,18 @@ fn scan_portable(buf: &[u8], len: usize) -> Option<Line> {
         _ => len,
     };
     let scheme_len = super::scheme_len(&buf[..line_len])?;
-    let found: Found = portable::find(buf, line_len, scheme_len + 3)?;
-    if buf[found.url_end - 1] == b' ' {
+    let found = portable::find(buf, line_len, scheme_len + 3);
+    if found.url_end < line_len && buf[found.url_end] != b'\t' {
         return None;
     }
-    Some(found.line(line_len, scheme_len))
+    found.line(buf, line_len, scheme_len)
+}
+
+/// What [`scan_next`] must give: the first `\n` (or the end), and
+/// [`scan`] of the line before it.
+fn next_by_memchr(buf: &[u8]) -> (usize, Option<Line>) {
+    let end = buf.iter().position(|&b| b == b'\n').unwrap_or(buf.len());
+    (end, naive(buf, end))
 }
 
 /// Every implementation on `buf[..len]`, against the oracle.
@@ -62,6 +69,16 @@ fn check(buf: &[u8], len: usize) {
     let show = || buf[..len].escape_ascii().to_string();
     assert_eq!(scan(buf, len), want, "scan {:?} (len {len})", show());
     assert_eq!(scan_portable(buf, len), want, "portable {:?}", show());
+    // The line as the start of a frontier chunk: alone, ended by `\n`, and
+    // followed by more of the chunk.
+    assert_eq!(scan_next(buf), next_by_memchr(buf), "next {:?}", show());
+    if !buf[..len].contains(&b'\n') {
+        let mut chunk = buf[..len].to_vec();
+        assert_eq!(scan_next(&chunk), (len, want), "last {:?}", show());
+        chunk.push(b'\n');
+        chunk.extend_from_slice(&buf[len..]);
+        assert_eq!(scan_next(&chunk), (len, want), "line {:?}", show());
+    }
     if let Some(line) = want {
         // The facts' documented bounds.
         let from = line.authority_start();
@@ -79,9 +96,12 @@ fn check(buf: &[u8], len: usize) {
     // The same pass on both targets agrees on the raw facts too.
     if let Some(line) = want {
         let from = line.scheme_len() + 3;
-        assert_eq!(find(buf, line.line_len(), from), {
-            portable::find(buf, line.line_len(), from)
-        });
+        for limit in [line.line_len(), buf.len()] {
+            assert_eq!(
+                find(buf, limit, from),
+                portable::find(buf, limit, from)
+            );
+        }
     }
 }
 
@@ -139,11 +159,17 @@ fn examples() {
 }
 
 /// A control octet, a TAB or a space in any lane of any block, and a `#` or `/`
-/// in any lane, at every length around the block size.
+/// in any lane, at every length around the block size, before and after
+/// the path's start.
 #[test]
 fn every_lane_of_every_block() {
-    for len in 8..80 {
-        let mut line = Vec::from(&b"http://"[..]);
+    // Without a path, and with one from the start (the pass's second
+    // phase then sees every lane).
+    for (base, len) in [&b"http://"[..], b"http://a/"]
+        .into_iter()
+        .flat_map(|base| (base.len() + 1..80).map(move |len| (base, len)))
+    {
+        let mut line = Vec::from(base);
         line.resize(len, b'a');
         check(&line, len);
         for k in 0..len {

@@ -161,6 +161,16 @@ pub enum Command {
     /// or DNS failures) tried again --retries times with backoff.
     #[command(after_help = EXIT_CODES)]
     Fetch(FetchArgs),
+    /// Print the shard of each URL's or host's host key, as `compile
+    /// --shards N` places hosts.
+    ///
+    /// Reads lines (files or stdin; plain, gzip or zstd) holding a URL (or
+    /// a frontier line: a URL, a TAB and fields) or a host (`example.com`,
+    /// `example.com:8080`), and prints `SHARD<TAB>LINE` for each, in order;
+    /// SHARD is `-` for a line without a host key. The shard of a host key
+    /// is XXH3-64 (seed 0) of its octets, mod N.
+    #[command(after_help = EXIT_CODES)]
+    Shard(ShardArgs),
     /// Print the man page or a shell's completion script (to stdout).
     ///
     /// `robofilter generate man > robofilter.1`, `robofilter generate
@@ -280,6 +290,14 @@ pub struct CompileArgs {
     /// reporting it and recording its host as unreadable.
     #[arg(long)]
     pub strict: bool,
+    /// Bundles: write N bundles into a new directory OUTPUT (each holding
+    /// the hosts whose shard, XXH3-64 of the host key mod N, is its
+    /// number) and an `index.json` naming them; `filter`, `check`,
+    /// `explain` and `inspect` take the directory wherever they take a
+    /// bundle.
+    #[arg(long, value_name = "N", conflicts_with = "robots",
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::shards::MAX_SHARDS)))]
+    pub shards: Option<u32>,
     /// The rules file or bundle to write (`-`: stdout). A regular file is
     /// replaced atomically and keeps its permissions; through a symbolic
     /// link, the link's target is replaced; a FIFO or device is written in
@@ -306,7 +324,8 @@ pub enum Emit {
 /// `robofilter filter`.
 #[derive(Debug, Args)]
 pub struct FilterArgs {
-    /// The rules file (from `robofilter compile`).
+    /// The rules file, bundle or shard directory (from `robofilter
+    /// compile`).
     #[arg(value_name = "RULES")]
     pub rules: PathBuf,
     /// The crawler's product token (e.g. `Googlebot`); repeat for several
@@ -469,8 +488,8 @@ fn parse_shard(s: &str) -> Result<(u32, u32), String> {
 /// `robofilter explain`.
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
-    /// A rules file or a robots.txt (`-`: stdin), told apart by the rules
-    /// file's magic bytes.
+    /// A rules file, bundle, shard directory or robots.txt (`-`: stdin),
+    /// told apart by the compiled files' magic bytes.
     #[arg(value_name = "RULES|ROBOTS_TXT")]
     pub file: PathBuf,
     /// The crawler's product token (e.g. `Googlebot`); repeat for several
@@ -486,10 +505,25 @@ pub struct ExplainArgs {
     pub urls: Vec<OsString>,
 }
 
+/// `robofilter shard`.
+#[derive(Debug, Args)]
+pub struct ShardArgs {
+    /// The number of shards.
+    #[arg(long, value_name = "N", required = true,
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::shards::MAX_SHARDS)))]
+    pub shards: u32,
+    /// Where to write (`-`: stdout, the default).
+    #[arg(short, long, value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// The input files (`-` or none: stdin).
+    #[arg(value_name = "FILE")]
+    pub inputs: Vec<PathBuf>,
+}
+
 /// `robofilter inspect`.
 #[derive(Debug, Args)]
 pub struct InspectArgs {
-    /// A robots.txt or a rules file (`-`: stdin).
+    /// A robots.txt, rules file, bundle or shard directory (`-`: stdin).
     #[arg(value_name = "ROBOTS_TXT|RULES")]
     pub file: PathBuf,
     /// The dialect for a robots.txt [default: rfc9309]; a rules file

@@ -13,6 +13,7 @@ use robofilter::{
 
 use crate::args::CompileArgs;
 use crate::files::{self, Output};
+use crate::shards::{self, AtomicDir};
 use crate::sources::{self, HostSource, Limits, SourceStats};
 
 /// The default per-group byte budget of bundles.
@@ -20,7 +21,10 @@ const BUNDLE_DFA_BYTE_LIMIT: usize = 32 << 10;
 
 pub fn run(args: CompileArgs) -> Result<()> {
     let start = Instant::now();
-    let out = open_output(&args)?;
+    let out = match args.shards {
+        Some(_) => Dest::Shards(AtomicDir::create(&args.output)?),
+        None => Dest::File(open_output(&args)?),
+    };
     let dialect: Dialect = args.dialect.map(Into::into).unwrap_or_default();
     let mut config = Config::new().dialect(dialect);
     for agent in &args.agent {
@@ -59,6 +63,9 @@ pub fn run(args: CompileArgs) -> Result<()> {
         sources::read_warc(path, limits)?
     } else {
         let robots = args.robots.as_deref().expect("clap requires one input");
+        let Dest::File(out) = out else {
+            unreachable!("clap refuses --shards with one robots.txt")
+        };
         return single(robots, config, limits, out, &args.output, start);
     };
     for bad in &stats.bad {
@@ -71,7 +78,21 @@ pub fn run(args: CompileArgs) -> Result<()> {
             count(stats.bad.len(), "bad input")
         );
     }
-    bundle(sources, &stats, config, out, &args.output, start)
+    match out {
+        Dest::File(out) => {
+            bundle(sources, &stats, config, out, &args.output, start)
+        }
+        Dest::Shards(dir) => {
+            let n = args.shards.expect("--shards given");
+            sharded(sources, &stats, config, n, dir, &args.output, start)
+        }
+    }
+}
+
+/// Where `compile` writes: a file (or stdout), or a new shard directory.
+enum Dest {
+    File(Output),
+    Shards(AtomicDir),
 }
 
 /// Opens the output before any work: refuses one that is an input (the
@@ -207,6 +228,109 @@ fn bundle(
         start.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// Compiles many hosts into `n` bundles, each holding the hosts of one
+/// shard, and the `index.json` that names them, in a new directory.
+fn sharded(
+    sources: Vec<HostSource>,
+    stats: &SourceStats,
+    config: Config,
+    n: u32,
+    dir: AtomicDir,
+    output: &Path,
+    start: Instant,
+) -> Result<()> {
+    let dialect = config.get_dialect();
+    // The shard of a host is that of its bundle host key; a name without
+    // one fails in `BundleBuilder::add` below, whatever its shard.
+    let mut parts: Vec<Vec<HostSource>> = (0..n).map(|_| Vec::new()).collect();
+    for s in sources {
+        let key = robofilter::normalize_host(&s.host)
+            .unwrap_or_else(|_| s.host.clone());
+        parts[robofilter::shard_of_key(key.as_bytes(), n) as usize].push(s);
+    }
+    let mut files = Vec::with_capacity(n as usize);
+    let (mut engines, mut hosts, mut members) =
+        (EngineCounts::default(), 0, 0);
+    for (i, part) in parts.into_iter().enumerate() {
+        let mut builder = BundleBuilder::new(config.clone());
+        for s in part {
+            builder.add(&s.host, s.fetch).with_context(|| s.origin.clone())?;
+        }
+        let bytes = builder.finish().context("cannot build the bundle")?;
+        let bytes = AlignedBytes::from(&bytes[..]);
+        let bundle = Bundle::from_bytes(bytes.as_bytes())
+            .context("internal error: a shard does not load")?;
+        for m in 0..bundle.member_len() {
+            let rules = bundle
+                .member(m)
+                .context("internal error: a bundle member does not load")?;
+            engines.add(&rules);
+        }
+        hosts += bundle.host_len() as u64;
+        members += bundle.member_len();
+        let name = shards::shard_name(i as u32, n);
+        dir.write(&name, bytes.as_bytes())?;
+        files.push(shards::ShardFile {
+            name,
+            length: bytes.as_bytes().len() as u64,
+            crc32: crc32fast::hash(bytes.as_bytes()),
+            hosts: bundle.host_len() as u64,
+        });
+    }
+    let total: u64 = files.iter().map(|f| f.length).sum();
+    let largest = files.iter().map(|f| f.length).max().unwrap_or(0);
+    let index = shards::ShardIndex {
+        format: shards::FORMAT.into(),
+        version: shards::VERSION,
+        shards: n,
+        hash: robofilter::HOST_HASH_NAME.into(),
+        dialect: dialect.to_string(),
+        agents: config.get_agents().map(|a| a.to_vec()),
+        build_id: build_id(total, start),
+        hosts,
+        files,
+    };
+    let mut json = serde_json::to_vec_pretty(&index)
+        .context("internal error: cannot write the shard index")?;
+    json.push(b'\n');
+    dir.write(shards::INDEX_NAME, &json)?;
+    dir.commit()?;
+    for note in &stats.notes {
+        diag!("robofilter: note: {note}");
+    }
+    let bad = if stats.bad.is_empty() {
+        String::new()
+    } else {
+        format!(", {} (see above)", bad_inputs(stats.bad.len()))
+    };
+    let mean = total as f64 / f64::from(n);
+    diag!(
+        "robofilter: {}: {dialect}, {} ({} distinct robots.txt, {}){bad}, \
+         {} of {} bytes in all ({:.0} per host; the largest {:.2}x the \
+         mean), compiled in {:.3} s",
+        output.display(),
+        count(hosts as usize, "host"),
+        members,
+        engines.describe(),
+        count(n as usize, "shard"),
+        total,
+        total as f64 / hosts.max(1) as f64,
+        largest as f64 / mean.max(1.0),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// A build id for a shard index: the time, the process and the total
+/// size, hashed.
+fn build_id(total: u64, start: Instant) -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let seed = format!("{now}:{}:{total}:{:?}", std::process::id(), start);
+    format!("{:016x}", robofilter::host_hash64(seed.as_bytes()))
 }
 
 fn write(mut out: Output, bytes: &[u8]) -> Result<()> {

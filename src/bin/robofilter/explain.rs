@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 use std::io::Write;
+use std::sync::Arc;
 
 use anyhow::{Context, Result, anyhow};
 use robofilter::{
@@ -79,7 +80,7 @@ pub fn explain(args: ExplainArgs) -> Result<()> {
 fn why(
     reason: &mut Vec<u8>,
     url: &[u8],
-    target: Target<'_, '_, '_>,
+    target: Target<'_, '_>,
     agent: usize,
 ) -> (Outcome, &'static str) {
     match target {
@@ -102,14 +103,17 @@ fn why(
 }
 
 /// Runs `f` with the checker of `path` (a robots.txt, compiled in memory,
-/// a rules file or a bundle) for `agents`: what `check` and `explain`
-/// share.
+/// a rules file, a bundle or a shard directory) for `agents`: what `check`
+/// and `explain` share.
 fn with_checker<T>(
     path: &std::path::Path,
     dialect: Option<robofilter::Dialect>,
     agents: &[String],
-    f: impl for<'r, 'a> FnOnce(&UrlChecker<'r, 'a>) -> Result<T>,
+    f: impl for<'a> FnOnce(&UrlChecker<'a>) -> Result<T>,
 ) -> Result<T> {
+    if crate::shards::ShardIndex::is_dir(path) {
+        return crate::shards::with_checker(path, agents, f);
+    }
     let config = agents.iter().fold(Config::new(), |c, a| c.agent(a));
     let bytes = files::rules_or_robots(path, dialect, config)?;
     let compiled = Compiled::load(&bytes, path)?;
@@ -123,8 +127,8 @@ fn with_checker<T>(
             f(&checker)
         }
         Compiled::Bundle(bundle) => {
-            let members = Members::new(bundle);
-            let checker = UrlChecker::bundle(bundle, &members, &agents)
+            let members = Arc::new(Members::new(bundle));
+            let checker = UrlChecker::bundle(bundle, members, &agents)
                 .map_err(|e| anyhow!("bundle '{name}', {e}"))?;
             f(&checker)
         }
@@ -132,12 +136,12 @@ fn with_checker<T>(
 }
 
 /// What decides `url`: the rules file, or the bundle entry of its host.
-fn target<'m, 'r, 'a>(
-    checker: &'m UrlChecker<'r, 'a>,
+fn target<'m, 'a>(
+    checker: &'m UrlChecker<'a>,
     url: &[u8],
-    cache: &mut HostCache<'m, 'r, 'a>,
+    cache: &mut HostCache<'m, 'a>,
     path: &std::path::Path,
-) -> Result<Target<'m, 'r, 'a>> {
+) -> Result<Target<'m, 'a>> {
     checker
         .target(url, cache)
         .map_err(|e| anyhow!("bundle '{}', {e}", files::display(path)))

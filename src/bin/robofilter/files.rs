@@ -701,7 +701,39 @@ fn temp_file(
     Ok(file)
 }
 
-/// The temporary files that exist now, for the signal handler.
+/// Creates a temporary file or directory with `create` (which gives it and
+/// its path) and registers the path for removal on a signal, as
+/// [`AtomicFile`] does with its temporary file.
+pub fn registered_temp<T>(
+    create: impl FnOnce() -> io::Result<(T, PathBuf)>,
+) -> io::Result<T> {
+    cleanup_on_signals();
+    let mut temps = temp_registry();
+    let (temp, path) = create()?;
+    temps.push(path);
+    Ok(temp)
+}
+
+/// Runs `rename` (which moves the registered temporary `path` into place)
+/// with the registry held, so that a signal either removes the temporary
+/// before the rename or finds nothing to remove; then forgets `path`.
+pub fn commit_temp(
+    path: &Path,
+    rename: impl FnOnce() -> io::Result<()>,
+) -> io::Result<()> {
+    let mut temps = temp_registry();
+    let result = rename();
+    temps.retain(|p| p != path);
+    result
+}
+
+/// Forgets the registered temporary `path` (removed by its owner).
+pub fn forget_temp(path: &Path) {
+    temp_registry().retain(|p| p != path);
+}
+
+/// The temporary files and directories that exist now, for the signal
+/// handler.
 fn temp_registry() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
     static TEMPS: std::sync::Mutex<Vec<PathBuf>> =
         std::sync::Mutex::new(Vec::new());
@@ -735,7 +767,14 @@ fn cleanup_on_signals() {
                     // file after this point.
                     let temps = temp_registry();
                     for tmp in temps.iter() {
-                        let _ = fs::remove_file(tmp);
+                        match fs::symlink_metadata(tmp) {
+                            Ok(m) if m.is_dir() => {
+                                let _ = fs::remove_dir_all(tmp);
+                            }
+                            _ => {
+                                let _ = fs::remove_file(tmp);
+                            }
+                        }
                     }
                     std::process::exit(128 + signo);
                 }

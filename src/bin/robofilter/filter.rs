@@ -21,6 +21,7 @@ use std::fmt::Write as _;
 use std::io::{self, BufRead, IsTerminal, Read, Write};
 use std::ops::AddAssign;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -34,6 +35,7 @@ use robofilter::{
 use crate::args::{Emit, FilterArgs};
 use crate::explain::escape_tail;
 use crate::files::{self, Compiled, Output};
+use crate::shards::{self, ShardIndex};
 
 /// The target chunk length; a chunk extends to the end of its last line.
 const CHUNK_LEN: usize = 1 << 20;
@@ -53,7 +55,7 @@ pub fn run(args: FilterArgs) -> Result<()> {
     let paths = if args.inputs.is_empty() {
         vec![PathBuf::from("-")]
     } else {
-        args.inputs
+        args.inputs.clone()
     };
     if files::is_stdin(&args.rules) && paths.iter().any(|p| files::is_stdin(p))
     {
@@ -89,6 +91,13 @@ pub fn run(args: FilterArgs) -> Result<()> {
         .build_global()
         .context("cannot start the worker threads")?;
 
+    let rules_name = files::display(&args.rules);
+    // A shard directory: each shard when a URL first needs it.
+    if ShardIndex::is_dir(&args.rules) {
+        return shards::with_checker(&args.rules, &args.agent, |checker| {
+            decide(checker, &rules_name, &args, &paths, out, threads, start)
+        });
+    }
     // A bundle file: its index now, each member when first used. Anything
     // else (a rules file, stdin): read whole.
     const WHAT: &str = "rules file or bundle";
@@ -97,7 +106,6 @@ pub fn run(args: FilterArgs) -> Result<()> {
         Some(_) => files::Bytes::default(),
         None => files::read_owned(&args.rules, WHAT)?,
     };
-    let rules_name = files::display(&args.rules);
     // A single rules file applies to every URL; a bundle has per-host
     // rules. Both are loaded here, so that the scope can borrow them.
     let compiled = match &lazy {
@@ -119,10 +127,10 @@ pub fn run(args: FilterArgs) -> Result<()> {
         None => unreachable!("only a bundle read by its index reads members"),
     };
     let members = bundle.as_ref().map(|b| match member_file {
-        Some(_) => Members::with_reader(b, &read),
-        None => Members::new(b),
+        Some(_) => Arc::new(Members::with_reader(b, &read)),
+        None => Arc::new(Members::new(b)),
     });
-    let checker = match (&single, &bundle, &members) {
+    let checker = match (&single, &bundle, members) {
         (Some(rules), _, _) => UrlChecker::rules(rules, &agents)
             .with_context(|| format!("rules file '{rules_name}'"))?,
         (None, Some(bundle), Some(members)) => {
@@ -131,7 +139,19 @@ pub fn run(args: FilterArgs) -> Result<()> {
         }
         _ => unreachable!("one of them is loaded"),
     };
+    decide(&checker, &rules_name, &args, &paths, out, threads, start)
+}
 
+/// Decides every line of the inputs `paths` with `checker` into `out`.
+fn decide(
+    checker: &UrlChecker<'_>,
+    rules_name: &str,
+    args: &FilterArgs,
+    paths: &[PathBuf],
+    out: Output,
+    threads: usize,
+    start: Instant,
+) -> Result<()> {
     // Open every input before writing anything, so that a bad
     // path fails the run before any output.
     let inputs: Vec<Input> =
@@ -140,7 +160,7 @@ pub fn run(args: FilterArgs) -> Result<()> {
 
     let decider = Decider {
         checker,
-        name: &rules_name,
+        name: rules_name,
         emit: args.emit,
         json: args.json,
         explain: args.explain,
@@ -202,7 +222,7 @@ fn progress_bar(inputs: &[Input]) -> Option<ProgressBar> {
 /// SIGBUS, and reading costs no more CPU here (see BENCHMARKS.md). Regular
 /// files are closed after the check and opened again when their turn
 /// comes, so that many inputs do not each hold a descriptor (EMFILE).
-enum Input {
+pub enum Input {
     /// Stdin, a pipe or a FIFO (decompressed if need be), kept open.
     Stream(Box<dyn Read>),
     /// A regular file; its length if it is plain (for the progress bar).
@@ -210,7 +230,8 @@ enum Input {
 }
 
 impl Input {
-    fn open(path: &Path) -> Result<Input> {
+    /// Opens `path` (`-`: stdin), telling its compression.
+    pub fn open(path: &Path) -> Result<Input> {
         const WHAT: &str = "URL list";
         let name = files::display(path);
         if files::is_stdin(path) {
@@ -242,7 +263,7 @@ impl Input {
     }
 
     /// The input's octets, decompressed: a regular file is opened again.
-    fn into_reader(self, path: &Path) -> Result<Box<dyn Read>> {
+    pub fn into_reader(self, path: &Path) -> Result<Box<dyn Read>> {
         match self {
             Input::Stream(r) => Ok(r),
             Input::File { .. } => {
@@ -334,33 +355,23 @@ enum Line<'a> {
     Invalid(&'a [u8]),
 }
 
-/// Classifies one input line (without its `\n`): see
-/// [`robofilter::url_line`], whose one pass checks the octets and finds
-/// the URL's end and path.
+/// Classifies one input line (without its `\n`) as [`Decider::line`]
+/// does, from [`robofilter::next_url_line`]'s one pass.
 #[cfg(test)]
 fn classify(line: &[u8]) -> Line<'_> {
-    classify_in(line, line.len())
-}
-
-/// [`classify`] for the line `buf[..len]`, where `buf` may go on past the
-/// line (the rest of the chunk, which [`robofilter::url_line`] may read
-/// ahead in).
-#[inline]
-fn classify_in(buf: &[u8], len: usize) -> Line<'_> {
-    if let Some((url, path)) = robofilter::url_line(buf, len) {
-        return Line::Url(url, path);
-    }
-    let line = &buf[..len];
-    match line.strip_suffix(b"\r").unwrap_or(line) {
-        b"" => Line::Empty,
-        line => Line::Invalid(line),
+    let (end, url) = robofilter::next_url_line(line);
+    assert_eq!(end, line.len(), "one line");
+    match (url, line.strip_suffix(b"\r").unwrap_or(line)) {
+        (Some((url, path)), _) => Line::Url(url, path),
+        (None, b"") => Line::Empty,
+        (None, text) => Line::Invalid(text),
     }
 }
 
 /// Decides chunks; shared by the worker threads.
 struct Decider<'r, 'a> {
     /// Decides for every agent, in the order given.
-    checker: UrlChecker<'r, 'a>,
+    checker: &'r UrlChecker<'a>,
     /// The rules file's name, for messages.
     name: &'r str,
     emit: Emit,
@@ -415,22 +426,19 @@ impl<'r, 'a> Decider<'r, 'a> {
         c.counts.octets = chunk.len() as u64;
         let mut cache = HostCache::new();
         let mut each = vec![Outcome::Invalid; self.agent_len()];
+        // One pass per line finds its end and classifies it; the last
+        // line may lack its `\n`.
         let mut start = 0;
-        for nl in memchr::memchr_iter(b'\n', chunk) {
-            let (buf, len) = (&chunk[start..], nl - start);
-            if let Err(e) = self.line(buf, len, &mut c, &mut cache, &mut each)
+        while start < chunk.len() {
+            let buf = &chunk[start..];
+            let (len, url) = robofilter::next_url_line(buf);
+            if let Err(e) =
+                self.line(buf, len, url, &mut c, &mut cache, &mut each)
             {
                 c.error = Some(e);
                 return c;
             }
-            start = nl + 1;
-        }
-        if start < chunk.len() {
-            let (buf, len) = (&chunk[start..], chunk.len() - start);
-            if let Err(e) = self.line(buf, len, &mut c, &mut cache, &mut each)
-            {
-                c.error = Some(e);
-            }
+            start += len + 1;
         }
         c
     }
@@ -440,15 +448,17 @@ impl<'r, 'a> Decider<'r, 'a> {
         self.checker.agents().len()
     }
 
-    /// Decides the line `buf[..len]` (`buf` goes on to the chunk's end)
-    /// for every agent, into `each`.
+    /// Decides the line `buf[..len]` (`buf` goes on to the chunk's end),
+    /// whose URL and path are `url` ([`robofilter::next_url_line`]), for
+    /// every agent, into `each`.
     #[inline]
     fn line<'m>(
         &'m self,
         buf: &[u8],
         len: usize,
+        url: Option<(&[u8], MatchPath<'_>)>,
         c: &mut ChunkOut,
-        cache: &mut HostCache<'m, 'r, 'a>,
+        cache: &mut HostCache<'m, 'a>,
         each: &mut [Outcome],
     ) -> Result<(), String> {
         let index = c.counts.lines;
@@ -460,10 +470,11 @@ impl<'r, 'a> Decider<'r, 'a> {
             _ => len,
         };
         let text = &buf[..text_len];
-        let class = if text_len > self.max_url_len {
-            Line::Invalid(text)
-        } else {
-            classify_in(buf, len)
+        let class = match url {
+            _ if text_len > self.max_url_len => Line::Invalid(text),
+            Some((url, path)) => Line::Url(url, path),
+            None if text_len == 0 => Line::Empty,
+            None => Line::Invalid(text),
         };
         let (url, target) = match class {
             Line::Url(url, path) => {
@@ -584,7 +595,7 @@ impl<'r, 'a> Decider<'r, 'a> {
         url: &[u8],
         outcome: Outcome,
         each: &[Outcome],
-        target: Option<Target<'_, '_, '_>>,
+        target: Option<Target<'_, '_>>,
     ) {
         let mut host = Vec::new();
         let has_host =
@@ -1110,8 +1121,9 @@ mod tests {
         let bytes = robofilter::Compiler::new().compile(robots).unwrap();
         let bytes = robofilter::AlignedBytes::from(&bytes[..]);
         let rules = robofilter::Rules::from_bytes(bytes.as_bytes()).unwrap();
+        let checker = UrlChecker::rules(&rules, agents).unwrap();
         let decider = Decider {
-            checker: UrlChecker::rules(&rules, agents).unwrap(),
+            checker: &checker,
             name: "rules",
             emit: Emit::All,
             json: false,

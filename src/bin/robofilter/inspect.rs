@@ -15,14 +15,18 @@ use serde_json::{Map, Value, json};
 
 use crate::args::InspectArgs;
 use crate::files::{self, Kind, Output};
+use crate::shards::ShardIndex;
 
 pub fn run(args: InspectArgs) -> Result<()> {
     let path = &args.file;
     let want: Option<Dialect> = args.dialect.map(Into::into);
-    let bytes = files::read_owned(path, "robots.txt, rules file or bundle")?;
     if !args.agent.is_empty() && !args.json && !args.summary {
         bail!("--agent applies to --json and --summary");
     }
+    if ShardIndex::is_dir(path) {
+        return inspect_shards(&args, want);
+    }
+    let bytes = files::read_owned(path, "robots.txt, rules file or bundle")?;
     let mut out = Output::new(args.output.as_deref())?;
     let kind = Kind::of(&bytes);
     if args.json || args.summary {
@@ -266,6 +270,91 @@ fn inspect_bundle(
     Ok(())
 }
 
+/// A shard directory: every shard is checked against `index.json` (its
+/// length and CRC-32), then described as a bundle (`--host`: only the
+/// host's shard); `--summary` counts over all shards.
+fn inspect_shards(args: &InspectArgs, want: Option<Dialect>) -> Result<()> {
+    let dir = &args.file;
+    let name = files::display(dir);
+    let index = ShardIndex::read(dir)?;
+    if let Some(want) = want.filter(|&w| w != index.dialect()) {
+        bail!(
+            "shard directory '{name}' was compiled with the {} dialect, not \
+             {want} (omit --dialect)",
+            index.dialect()
+        );
+    }
+    files::check_agents(&args.agent, index.dialect())?;
+    let n = index.shards;
+    let only = match &args.host {
+        Some(host) => {
+            let key = robofilter::normalize_host(host)
+                .map_err(|e| anyhow::anyhow!(e))?;
+            Some(robofilter::shard_of_key(key.as_bytes(), n) as usize)
+        }
+        None => None,
+    };
+    let mut out = Output::new(args.output.as_deref())?;
+    let human = !args.json && !args.summary;
+    if human && only.is_none() {
+        writeln!(out, "file: {name}")?;
+        writeln!(
+            out,
+            "format: shard directory, version {}, {n} shards by {} of the \
+             host key, {} hosts, build {}",
+            index.version, index.hash, index.hosts, index.build_id
+        )?;
+        writeln!(out, "dialect: {}", index.dialect())?;
+        for f in &index.files {
+            writeln!(
+                out,
+                "shard: {}\t{} hosts\t{} bytes\tcrc32 {:08x}",
+                f.name, f.hosts, f.length, f.crc32
+            )?;
+        }
+    }
+    let mut counts = vec![[0usize; 5]; args.agent.len()];
+    let mut damaged: Vec<String> = Vec::new();
+    for (i, f) in index.files.iter().enumerate() {
+        if only.is_some_and(|s| s != i) {
+            continue;
+        }
+        index.check_shard(dir, i, true)?;
+        let path = dir.join(&f.name);
+        let bytes = files::read_owned(&path, "shard")?;
+        if human {
+            inspect_bundle(&mut out, &bytes, &path, args.host.as_deref())?;
+            continue;
+        }
+        let bundle = files::load_bundle(&bytes, &path)?;
+        if bundle.dialect() != index.dialect() {
+            bail!(
+                "shard '{}' has the {} dialect, its index says {}",
+                files::display(&path),
+                bundle.dialect(),
+                index.dialect()
+            );
+        }
+        json_hosts(args, &bundle, &mut out, &mut counts, &mut damaged)?;
+    }
+    if args.summary {
+        let hosts = usize::try_from(index.hosts).unwrap_or(usize::MAX);
+        print_summary(&mut out, &args.agent, &counts, hosts)?;
+    }
+    out.finish()?;
+    if let Some(first) = damaged.first() {
+        bail!(
+            "shard directory '{name}': {} damaged ({first}); compile it again",
+            if damaged.len() == 1 {
+                "1 host's rules are".to_string()
+            } else {
+                format!("{} hosts' rules are", damaged.len())
+            }
+        );
+    }
+    Ok(())
+}
+
 /// `--json` and `--summary`: the agents are checked first (as `filter`
 /// checks them), then every host is read.
 fn run_json(
@@ -311,6 +400,34 @@ fn run_json(
     files::check_agents(&args.agent, bundle.dialect())?;
     let mut counts = vec![[0usize; 5]; args.agent.len()];
     let mut damaged: Vec<String> = Vec::new();
+    json_hosts(args, &bundle, &mut out, &mut counts, &mut damaged)?;
+    if args.summary {
+        print_summary(&mut out, &args.agent, &counts, bundle.host_len())?;
+    }
+    out.finish()?;
+    if let Some(first) = damaged.first() {
+        bail!(
+            "bundle '{name}': {} damaged ({first}); compile the bundle again",
+            if damaged.len() == 1 {
+                "1 host's rules are".to_string()
+            } else {
+                format!("{} hosts' rules are", damaged.len())
+            }
+        );
+    }
+    Ok(())
+}
+
+/// `--json` and `--summary` over the hosts of `bundle`: one object per
+/// host, or its counts added to `counts`; damaged members are added to
+/// `damaged`.
+fn json_hosts(
+    args: &InspectArgs,
+    bundle: &robofilter::Bundle<'_>,
+    out: &mut Output,
+    counts: &mut [[usize; 5]],
+    damaged: &mut Vec<String>,
+) -> Result<()> {
     // Members are shared by hosts with identical robots.txt bodies (and by
     // `www.`/bare aliases): each is described once.
     let mut described: HashMap<usize, Map<String, Value>> = HashMap::new();
@@ -381,23 +498,9 @@ fn run_json(
                 counts[i][category(&obj, h.rules(), a)] += 1;
             }
         } else {
-            serde_json::to_writer(&mut out, &obj)?;
+            serde_json::to_writer(&mut *out, &obj)?;
             writeln!(out)?;
         }
-    }
-    if args.summary {
-        print_summary(&mut out, &args.agent, &counts, bundle.host_len())?;
-    }
-    out.finish()?;
-    if let Some(first) = damaged.first() {
-        bail!(
-            "bundle '{name}': {} damaged ({first}); compile the bundle again",
-            if damaged.len() == 1 {
-                "1 host's rules are".to_string()
-            } else {
-                format!("{} hosts' rules are", damaged.len())
-            }
-        );
     }
     Ok(())
 }

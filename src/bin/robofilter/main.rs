@@ -20,6 +20,7 @@ mod fetch;
 mod files;
 mod filter;
 mod inspect;
+mod shards;
 mod sources;
 
 use std::io::{self, Write};
@@ -77,6 +78,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Explain(a) => explain::explain(a),
         Command::Fetch(a) => fetch::run(a),
         Command::Inspect(a) => inspect::run(a),
+        Command::Shard(a) => shards::run(a),
         Command::Generate(a) => generate(a.what),
     }
 }
