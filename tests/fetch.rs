@@ -470,6 +470,16 @@ fn fetch_network_failures() {
         r.truncate(r.len() - 50);
         Action::Raw(r)
     });
+    // Answers plain HTTP at once, to a TLS ClientHello too: a TLS failure.
+    let plain = TcpListener::bind("127.0.0.1:0").unwrap();
+    let plain_port = plain.local_addr().unwrap().port();
+    thread::spawn(move || {
+        for s in plain.incoming() {
+            let Ok(mut s) = s else { continue };
+            let _ = s.write_all(&resp("200 OK", &[], b"User-agent: *\n"));
+            thread::sleep(Duration::from_millis(200));
+        }
+    });
     // A port nobody listens on.
     let closed = TcpListener::bind("127.0.0.1:0").unwrap();
     let closed_port = closed.local_addr().unwrap().port();
@@ -478,10 +488,9 @@ fn fetch_network_failures() {
     dir.write(
         "hosts.txt",
         format!(
-            "{}\nhttp://reset.test:{reset_port}/\n{}\nhttp://closed.test:{closed_port}/\nhttps://tls.test:{}/\nhttp://nxdomain.invalid/\n",
+            "{}\nhttp://reset.test:{reset_port}/\n{}\nhttp://closed.test:{closed_port}/\nhttps://tls.test:{plain_port}/\nhttp://nxdomain.invalid/\n",
             hang.url("hang.test"),
             cut.url("cut.test"),
-            cut.port,
         ),
     );
     let start = std::time::Instant::now();
@@ -503,6 +512,8 @@ fn fetch_network_failures() {
             &format!("reset.test:{reset_port}:127.0.0.1"),
             "--resolve",
             &format!("closed.test:{closed_port}:127.0.0.1"),
+            "--resolve",
+            &format!("tls.test:{plain_port}:127.0.0.1"),
         ],
         Duration::from_secs(60),
     );
@@ -519,7 +530,7 @@ fn fetch_network_failures() {
         (format!("reset.test:{reset_port}"), "error sending request"),
         (key("cut.test", &cut), "the body was cut short after"),
         (format!("closed.test:{closed_port}"), "Connection refused"),
-        (key("tls.test", &cut), "https://tls.test"),
+        (format!("tls.test:{plain_port}"), "InvalidContentType"),
         (
             "nxdomain.invalid".to_string(),
             "DNS lookup of 'nxdomain.invalid' failed",
@@ -899,12 +910,17 @@ fn fetch_inputs_and_shards() {
     );
 
     // https named for a key anywhere wins over http (and this plain
-    // server fails the TLS handshake: unreachable).
+    // server never answers a TLS ClientHello: unreachable).
     dir.write(
         "mixed.txt",
         format!("http://m.test:{p}/a\nhttps://M.test:{p}/b\n"),
     );
-    fetch(&dir, &["mixed.txt", "-o", "m.jsonl", "--resolve", &s.pin()]).ok();
+    let pin = s.pin();
+    fetch(
+        &dir,
+        &["mixed.txt", "-o", "m.jsonl", "--resolve", &pin, "--timeout", "1"],
+    )
+    .ok();
     let m = entries(&dir, "m.jsonl");
     assert_eq!(
         m[&key("m.test", &s)]["url"],
@@ -916,6 +932,7 @@ fn fetch_inputs_and_shards() {
     let hosts: Vec<String> =
         (0..30).map(|i| format!("h{i}.test:{p}")).collect();
     dir.write("many.txt", hosts.join("\n"));
+    let placement = dir.run(&["shard", "--shards", "3", "many.txt"]).ok();
     let mut seen = Vec::new();
     for i in 0..3u32 {
         let out = format!("s{i}.jsonl");
@@ -944,6 +961,16 @@ fn fetch_inputs_and_shards() {
             .collect();
         want.sort();
         assert_eq!(got, want, "shard {i}");
+        // The same hosts as `robofilter shard` places (as `compile
+        // --shards` does).
+        let mut placed: Vec<String> = placement
+            .lines()
+            .filter_map(|l| l.split_once('\t'))
+            .filter(|(n, _)| *n == i.to_string())
+            .map(|(_, h)| h.to_string())
+            .collect();
+        placed.sort();
+        assert_eq!(got, placed, "shard {i}");
         seen.extend(got);
     }
     assert_eq!(seen.len(), 30);
