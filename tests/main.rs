@@ -29,6 +29,8 @@ mod edges_output;
 #[cfg(feature = "cli")]
 mod edges_sources;
 #[cfg(feature = "cli")]
+mod fetch;
+#[cfg(feature = "cli")]
 mod frontier;
 #[cfg(feature = "compile")]
 mod fuzz_replay;

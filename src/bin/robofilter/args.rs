@@ -131,6 +131,36 @@ pub enum Command {
     /// all|disallow all`), or with --host, that host's rules in full.
     #[command(after_help = EXIT_CODES)]
     Inspect(InspectArgs),
+    /// Fetch the robots.txt of every host in host lists, URL lists or
+    /// frontiers, into the manifest `compile --manifest` reads.
+    ///
+    /// One fetch per bundle host key (lower-case host, `:port` unless 80
+    /// or 443): `https://KEY/robots.txt` if an input names https for the
+    /// key (a bare `host[:port]` counts as --scheme), else http. Per RFC
+    /// 9309: up to five redirects followed (to other hosts too; the chain
+    /// is recorded); 2xx: the body, read up to --max-body (`truncated`);
+    /// 3xx not followed to the end, more than five redirects, 4xx but 429:
+    /// unavailable (allow all); 429, 5xx, and no response (DNS, connect,
+    /// TLS, timeout, reset, a body cut short): unreachable (disallow all).
+    ///
+    /// Re-running with the same -o is the cache: an entry still fresh is
+    /// kept without a request; a stale one is revalidated (If-None-Match,
+    /// If-Modified-Since; a 304 keeps the body); when a refresh fails with
+    /// 5xx, 429 or no response, a previous 2xx/4xx copy younger than 30
+    /// days stays in use, marked `stale_since`. Lifetimes: Cache-Control
+    /// max-age (no-store and no-cache: 0), else Expires, else 24 hours,
+    /// clamped to --min-ttl..--max-ttl; failures are tried again after an
+    /// hour (within the same bounds).
+    ///
+    /// Results are appended to OUT.journal (locked: a second run on the
+    /// same OUT is refused) as they complete; an interrupted run (SIGINT:
+    /// status 130, OUT unchanged) resumes from it; OUT is replaced
+    /// atomically at the end and the journal removed. OUT holds exactly
+    /// this run's hosts. One request in flight per host name; at most
+    /// --concurrency hosts at a time; connection failures (not timeouts
+    /// or DNS failures) tried again --retries times with backoff.
+    #[command(after_help = EXIT_CODES)]
+    Fetch(FetchArgs),
     /// Print the shard of each URL's or host's host key, as `compile
     /// --shards N` places hosts.
     ///
@@ -341,6 +371,118 @@ pub struct FilterArgs {
     /// fields that are kept as they are (`-` or none: stdin).
     #[arg(value_name = "FILE")]
     pub inputs: Vec<PathBuf>,
+}
+
+/// The scheme of bare `host[:port]` input lines.
+#[derive(Clone, Copy, Debug, Default, Eq, PartialEq, ValueEnum)]
+pub enum SchemeArg {
+    /// `https://HOST/robots.txt`.
+    #[default]
+    Https,
+    /// `http://HOST/robots.txt`.
+    Http,
+}
+
+/// The User-Agent header `fetch` sends unless told otherwise.
+pub const DEFAULT_USER_AGENT: &str =
+    concat!("robofilter/", env!("CARGO_PKG_VERSION"), " (robots.txt fetcher)");
+
+/// `robofilter fetch`.
+#[derive(Debug, Args)]
+pub struct FetchArgs {
+    /// Host lists, URL lists or frontiers (`URL<TAB>fields`), plain, gzip
+    /// or zstd (`-` or none: stdin): one `host`, `host:port`, origin or
+    /// URL per line; blank lines and `#` comments are skipped, bad lines
+    /// reported with their line number and skipped.
+    #[arg(value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+    /// The manifest to write (JSON lines), and the cache of the next run
+    /// with the same -o; `-` is refused. The journal is OUT.journal.
+    #[arg(short, long, value_name = "OUT.jsonl")]
+    pub output: PathBuf,
+    /// The User-Agent header.
+    #[arg(long, value_name = "UA", default_value = DEFAULT_USER_AGENT)]
+    pub user_agent: String,
+    /// Per request (each redirect hop and retry), from connecting to the
+    /// end of the body.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = parse_timeout)]
+    pub timeout: f64,
+    /// Hosts in flight at once (one request per host name at a time).
+    #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub concurrency: u32,
+    /// As curl's --resolve: requests to HOST on PORT connect to ADDR
+    /// (a comma-separated list; IPv6 in brackets) instead of asking DNS;
+    /// HOST `*` matches every host on PORT. Repeatable.
+    #[arg(long, value_name = "HOST:PORT:ADDR")]
+    pub resolve: Vec<String>,
+    /// The shortest lifetime of an entry (`30`, `10m`, `2h`, `7d`).
+    #[arg(long, value_name = "DURATION", default_value = "0", value_parser = parse_duration)]
+    pub min_ttl: u64,
+    /// The longest lifetime of an entry [default: 24h, RFC 9309 section
+    /// 2.4].
+    #[arg(long, value_name = "DURATION", default_value = "86400", value_parser = parse_duration, hide_default_value = true)]
+    pub max_ttl: u64,
+    /// Fetch only the hosts of shard I of N (0-based), by the shard hash
+    /// of sharded bundles (XXH3-64 of the host key, mod N).
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    pub shard: Option<(u32, u32)>,
+    /// The scheme of bare `host[:port]` lines.
+    #[arg(long, value_enum, default_value_t = SchemeArg::Https)]
+    pub scheme: SchemeArg,
+    /// The most octets of a body kept (decoded); the connection is closed
+    /// there and the entry marked `truncated` [default: 528663, the
+    /// rfc9309 parse limit 512000 plus one line of 16663 octets, so that
+    /// the last line is known whole or cut].
+    #[arg(
+        long,
+        value_name = "OCTETS",
+        default_value_t = 528_663,
+        hide_default_value = true
+    )]
+    pub max_body: usize,
+    /// Tries again after a connection failure (refused, reset; not a
+    /// timeout or DNS failure), pausing 250 ms, 500 ms, 1 s, ...
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub retries: u32,
+}
+
+fn parse_timeout(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(t) if t > 0.0 && t <= 86_400.0 => Ok(t),
+        _ => Err(format!("'{s}' is not a number of seconds in (0, 86400]")),
+    }
+}
+
+/// Seconds, or a number with `s`, `m`, `h` or `d`.
+fn parse_duration(s: &str) -> Result<u64, String> {
+    let (num, unit) = match s.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&s[..i], c),
+        _ => (s, 's'),
+    };
+    let mult = match unit {
+        's' => 1,
+        'm' => 60,
+        'h' => 3600,
+        'd' => 86_400,
+        _ => return Err(format!("'{s}': the unit is s, m, h or d")),
+    };
+    num.parse::<u64>().ok().and_then(|n| n.checked_mul(mult)).ok_or_else(
+        || format!("'{s}' is not a duration (such as 3600, 10m, 2h, 7d)"),
+    )
+}
+
+/// `I/N` with `I < N`.
+fn parse_shard(s: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("'{s}' is not I/N with 0 <= I < N (such as 0/4)");
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (i, n) = (
+        i.parse::<u32>().map_err(|_| bad())?,
+        n.parse::<u32>().map_err(|_| bad())?,
+    );
+    if n == 0 || i >= n {
+        return Err(bad());
+    }
+    Ok((i, n))
 }
 
 /// `robofilter explain`.

@@ -16,6 +16,7 @@ macro_rules! diag {
 mod args;
 mod compile;
 mod explain;
+mod fetch;
 mod files;
 mod filter;
 mod inspect;
@@ -75,6 +76,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Compile(a) => compile::run(a),
         Command::Filter(a) => filter::run(a),
         Command::Explain(a) => explain::explain(a),
+        Command::Fetch(a) => fetch::run(a),
         Command::Inspect(a) => inspect::run(a),
         Command::Shard(a) => shards::run(a),
         Command::Generate(a) => generate(a.what),

@@ -264,6 +264,8 @@ struct HostOnly {
 
 /// One manifest line. `null` counts as absent for the optional keys.
 #[derive(Deserialize)]
+// The keys `robofilter fetch` adds are read only to be known.
+#[allow(dead_code)]
 #[serde(expecting = "a JSON object with \"host\" and \"status\"")]
 struct Line {
     #[allow(dead_code)] // read by `HostOnly`; here to be a known key
@@ -275,6 +277,30 @@ struct Line {
     body: Option<String>,
     #[serde(default)]
     body_base64: Option<String>,
+    /// What `robofilter fetch` writes for its cache and for people: known,
+    /// so that no note is printed; no effect on the bundle.
+    #[serde(default)]
+    url: Option<IgnoredAny>,
+    #[serde(default)]
+    redirect_chain: Option<IgnoredAny>,
+    #[serde(default)]
+    fetched_at: Option<IgnoredAny>,
+    #[serde(default)]
+    checked_at: Option<IgnoredAny>,
+    #[serde(default)]
+    expires: Option<IgnoredAny>,
+    #[serde(default)]
+    etag: Option<IgnoredAny>,
+    #[serde(default)]
+    last_modified: Option<IgnoredAny>,
+    #[serde(default)]
+    error: Option<IgnoredAny>,
+    #[serde(default)]
+    elapsed_ms: Option<IgnoredAny>,
+    #[serde(default)]
+    truncated: Option<IgnoredAny>,
+    #[serde(default)]
+    stale_since: Option<IgnoredAny>,
     #[serde(flatten)]
     unknown: BTreeMap<String, IgnoredAny>,
 }
@@ -399,9 +425,9 @@ mod tests {
         assert!(hosts[6].origin.ends_with("manifest.jsonl:8"));
         assert_eq!(stats.read, 11);
         assert!(stats.bad.is_empty(), "{:?}", stats.bad);
-        assert_eq!(stats.notes.len(), 2, "{:?}", stats.notes);
-        assert!(stats.notes[0].contains("\"fetched_at\""));
-        assert!(stats.notes[1].contains("e.example"));
+        // `fetched_at` is a key `robofilter fetch` writes: no note.
+        assert_eq!(stats.notes.len(), 1, "{:?}", stats.notes);
+        assert!(stats.notes[0].contains("e.example"));
         let policies: Vec<Policy> =
             hosts.iter().map(|h| h.fetch.policy()).collect();
         use Policy::*;
@@ -540,6 +566,29 @@ mod tests {
         assert!(stats.bad.is_empty(), "{:?}", stats.bad);
         assert!(
             stats.notes[0].contains("outside 100-599"),
+            "{:?}",
+            stats.notes
+        );
+    }
+
+    /// The keys `robofilter fetch` writes are known (no note); others
+    /// still get one.
+    #[test]
+    fn manifest_fetch_keys_are_known() {
+        let dir = TempDir::new();
+        let path = dir.file(
+            "m.jsonl",
+            br#"{"host":"a","url":"https://a/robots.txt","status":200,"body":"x","truncated":false,"redirects":1,"redirect_chain":["https://b/robots.txt"],"fetched_at":"2026-01-01T00:00:00Z","checked_at":"2026-01-01T00:00:00Z","expires":"2026-01-02T00:00:00Z","etag":"\"e\"","last_modified":"Thu, 01 Jan 2026 00:00:00 GMT","error":null,"elapsed_ms":3,"stale_since":"2026-01-01T00:00:00Z"}
+{"host":"b","status":"unreachable","error":"timeout","surprise":1}
+"#,
+        );
+        let (hosts, stats) = read_manifest(&path, limits()).unwrap();
+        assert_eq!(hosts[0].fetch, ok(200, "x"));
+        assert_eq!(hosts[1].fetch, Fetch::Unreachable);
+        assert!(stats.bad.is_empty(), "{:?}", stats.bad);
+        assert_eq!(stats.notes.len(), 1, "{:?}", stats.notes);
+        assert!(
+            stats.notes[0].contains("\"surprise\" (1 line)"),
             "{:?}",
             stats.notes
         );

@@ -242,6 +242,13 @@ fn open_stream(
     Ok((reader, comp))
 }
 
+/// A streaming, decompressed reader of `path` (`-`: stdin) as
+/// [`open_stream`] opens it, for other commands' line inputs
+/// (`robofilter fetch`).
+pub fn open_lines(path: &Path, what: &str) -> Result<Box<dyn BufRead>> {
+    open_stream(path, what).map(|(r, _)| r)
+}
+
 /// The error of a failed read of a decompressed stream.
 fn decode_error(
     name: &str,
