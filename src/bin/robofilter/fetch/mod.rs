@@ -254,11 +254,11 @@ pub fn run(args: FetchArgs) -> Result<()> {
         );
     }
     diag!(
-        "robofilter: {} hosts{shard}: {} 2xx, {} revalidated (304), {} \
+        "robofilter: {}{shard}: {} 2xx, {} revalidated (304), {} \
          unavailable (allow all), {} unreachable (disallow all), {} stale \
-         copies kept, {} still fresh, {} resumed; {} bad input lines; \
-         {asked} fetched in {secs:.2} s ({:.0} hosts/s); wrote '{}'",
-        targets.len(),
+         copies kept, {} still fresh, {} resumed; {}; {asked} fetched in \
+         {secs:.2} s ({:.0} hosts/s); wrote '{}'",
+        plural(targets.len() as u64, "host"),
         counts.get(Kind::Ok),
         counts.get(Kind::Revalidated),
         counts.get(Kind::Unavailable),
@@ -266,7 +266,7 @@ pub fn run(args: FetchArgs) -> Result<()> {
         counts.get(Kind::Stale),
         counts.get(Kind::Fresh),
         counts.get(Kind::Resumed),
-        stats.bad_len,
+        plural(stats.bad_len, "bad input line"),
         asked as f64 / secs.max(1e-9),
         out_path.display()
     );
@@ -488,6 +488,12 @@ fn progress_bar(len: u64) -> Option<ProgressBar> {
     );
     bar.enable_steady_tick(Duration::from_millis(200));
     Some(bar)
+}
+
+/// `1 host`, `2 hosts`.
+fn plural(n: impl Into<u64>, noun: &str) -> String {
+    let n: u64 = n.into();
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
 }
 
 #[cfg(test)]
