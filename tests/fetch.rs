@@ -213,6 +213,21 @@ fn entries(dir: &Dir, name: &str) -> HashMap<String, Value> {
         .collect()
 }
 
+/// Fetches `HOST.test` for each of `hosts` from server `s` (every name
+/// pinned to it) into `out.jsonl`, through a host list; the run must
+/// succeed.
+fn fetch_hosts(dir: &Dir, s: &Server, hosts: &[&str]) -> Run {
+    let list: String = hosts
+        .iter()
+        .map(|h| format!("{}\n", s.url(&format!("{h}.test"))))
+        .collect();
+    dir.write("hosts.txt", list);
+    let run =
+        fetch(dir, &["hosts.txt", "-o", "out.jsonl", "--resolve", &s.pin()]);
+    run.ok();
+    run
+}
+
 fn key(host: &str, s: &Server) -> String {
     format!("{host}:{}", s.port)
 }
@@ -238,15 +253,7 @@ fn fetch_status_classes() {
     let dir = Dir::new("fetch-status");
     let hosts =
         ["ok", "empty", "gone", "auth", "slow", "down", "err", "odd", "multi"];
-    let list: String = hosts
-        .iter()
-        .map(|h| format!("{}\n", s.url(&format!("{h}.test"))))
-        .collect();
-    dir.write("hosts.txt", list);
-    let pin = s.pin();
-    let run =
-        fetch(&dir, &["hosts.txt", "-o", "out.jsonl", "--resolve", &pin]);
-    run.ok();
+    let run = fetch_hosts(&dir, &s, &hosts);
     run.stderr_has(&["9 hosts: 2 2xx", "3 unavailable", "4 unreachable"]);
     let e = entries(&dir, "out.jsonl");
     let get = |h: &str| e[&key(&format!("{h}.test"), &s)].clone();
@@ -342,15 +349,7 @@ fn fetch_redirects() {
     });
     let dir = Dir::new("fetch-redirects");
     let hosts = ["same", "five", "endless", "loop", "noloc"];
-    let list: String = hosts
-        .iter()
-        .map(|h| format!("{}\n", s.url(&format!("{h}.test"))))
-        .collect();
-    dir.write("hosts.txt", list);
-    let pin = s.pin();
-    let run =
-        fetch(&dir, &["hosts.txt", "-o", "out.jsonl", "--resolve", &pin]);
-    run.ok();
+    fetch_hosts(&dir, &s, &hosts);
     let e = entries(&dir, "out.jsonl");
     let get = |h: &str| e[&key(&format!("{h}.test"), &s)].clone();
     let p = s.port;
@@ -678,13 +677,8 @@ fn fetch_cache_revalidates_and_keeps() {
     let s = &t.s;
     let dir = Dir::new("fetch-cache");
     let hosts = ["etag", "lm", "fresh", "down"];
-    let list: String = hosts
-        .iter()
-        .map(|h| format!("{}\n", s.url(&format!("{h}.test"))))
-        .collect();
-    dir.write("hosts.txt", list);
+    fetch_hosts(&dir, s, &hosts);
     let pin = s.pin();
-    fetch(&dir, &["hosts.txt", "-o", "out.jsonl", "--resolve", &pin]).ok();
     let first = entries(&dir, "out.jsonl");
     assert_eq!(s.requests().len(), 4);
     *t.mode.lock().unwrap() = "second";
