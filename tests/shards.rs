@@ -250,6 +250,14 @@ fn shards_are_opened_only_when_needed_and_checked() {
     dir.run(&["inspect", "s", "--host", "a.example"])
         .exits(2)
         .stderr_has(&["damaged", "CRC-32"]);
+    // An output that is a shard (or the index) is refused before any work.
+    let shard_file = a.clone();
+    dir.run_with(
+        &["filter", "s", "--agent", "bot", "-o", &shard_file],
+        b"https://a.example/\n",
+    )
+    .exits(2)
+    .stderr_has(&["input"]);
     // The output must be a new directory.
     dir.run(&["compile", "--hosts", "hosts", "--shards", "2", "-o", "s"])
         .exits(2)

@@ -68,6 +68,9 @@ pub fn run(args: FilterArgs) -> Result<()> {
     // missing output directory is better known now than after the run.
     let mut read: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
     read.push(&args.rules);
+    // A shard directory's files are inputs too (read later, lazily).
+    let shard_files = shards::files_of(&args.rules);
+    read.extend(shard_files.iter().map(PathBuf::as_path));
     if let Some(out) = &args.output {
         files::check_output_not_input(out, &read)?;
     }

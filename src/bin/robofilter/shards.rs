@@ -304,6 +304,21 @@ impl Drop for AtomicDir {
     }
 }
 
+/// The files of the shard directory `dir` (its index and every shard that
+/// exists), for the check that an output is not an input; none if `dir`
+/// is not a shard directory.
+pub fn files_of(dir: &Path) -> Vec<PathBuf> {
+    if !ShardIndex::is_dir(dir) {
+        return Vec::new();
+    }
+    let mut files = vec![dir.join(INDEX_NAME)];
+    if let Ok(entries) = fs::read_dir(dir) {
+        let shard = |p: &PathBuf| p.extension().is_some_and(|e| e == "bundle");
+        files.extend(entries.flatten().map(|e| e.path()).filter(shard));
+    }
+    files
+}
+
 /// Runs `f` with a checker of the shard directory `dir` for `agents`:
 /// each shard's index is read, checked against `index.json` and loaded the
 /// first time a URL of one of its hosts is decided, and its members as
