@@ -258,6 +258,13 @@ fn shards_are_opened_only_when_needed_and_checked() {
     )
     .exits(2)
     .stderr_has(&["input"]);
+    dir.run(&["inspect", "s", "-o", &shard_file])
+        .exits(2)
+        .stderr_has(&["input"]);
+    dir.run(&["inspect", &shard_file, "-o", &shard_file])
+        .exits(2)
+        .stderr_has(&["input"]);
+    assert_eq!(dir.read(&shard_file), bad, "the shard is untouched");
     // The output must be a new directory.
     dir.run(&["compile", "--hosts", "hosts", "--shards", "2", "-o", "s"])
         .exits(2)

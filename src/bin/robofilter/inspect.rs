@@ -23,6 +23,14 @@ pub fn run(args: InspectArgs) -> Result<()> {
     if !args.agent.is_empty() && !args.json && !args.summary {
         bail!("--agent applies to --json and --summary");
     }
+    // Before any work: an output that is the input would destroy it.
+    if let Some(out) = &args.output {
+        let mut read = vec![path.clone()];
+        read.extend(crate::shards::files_of(path));
+        let read: Vec<&std::path::Path> =
+            read.iter().map(|p| p.as_path()).collect();
+        files::check_output_not_input(out, &read)?;
+    }
     if ShardIndex::is_dir(path) {
         return inspect_shards(&args, want);
     }
