@@ -228,6 +228,20 @@ fn fetch_hosts(dir: &Dir, s: &Server, hosts: &[&str]) -> Run {
     run
 }
 
+/// `filter b.rf --agent bot --emit all` on `urls`: each line's verdict,
+/// and the whole output (for messages).
+fn verdicts(dir: &Dir, urls: &str) -> (Vec<String>, String) {
+    let out = dir
+        .run_with(
+            &["filter", "b.rf", "--agent", "bot", "--emit", "all"],
+            urls.as_bytes(),
+        )
+        .ok();
+    let verdicts =
+        out.lines().map(|l| l.split('\t').next().unwrap().to_string());
+    (verdicts.collect(), out)
+}
+
 fn key(host: &str, s: &Server) -> String {
     format!("{host}:{}", s.port)
 }
@@ -300,14 +314,7 @@ fn fetch_status_classes() {
         format!("http://{h}:{p}/{path}\n")
     })
     .collect();
-    let out = dir
-        .run_with(
-            &["filter", "b.rf", "--agent", "bot", "--emit", "all"],
-            urls.as_bytes(),
-        )
-        .ok();
-    let verdicts: Vec<&str> =
-        out.lines().map(|l| l.split('\t').next().unwrap()).collect();
+    let (verdicts, out) = verdicts(&dir, &urls);
     assert_eq!(
         verdicts,
         [
@@ -389,14 +396,7 @@ fn fetch_redirects() {
         .iter()
         .map(|h| format!("http://{h}.test:{p}/{h}\n"))
         .collect();
-    let out = dir
-        .run_with(
-            &["filter", "b.rf", "--agent", "bot", "--emit", "all"],
-            urls.as_bytes(),
-        )
-        .ok();
-    let verdicts: Vec<&str> =
-        out.lines().map(|l| l.split('\t').next().unwrap()).collect();
+    let (verdicts, out) = verdicts(&dir, &urls);
     assert_eq!(verdicts, ["disallow", "disallow", "allow", "allow"], "{out}");
 }
 
@@ -728,19 +728,10 @@ fn fetch_cache_revalidates_and_keeps() {
     c.ok();
     assert!(!c.stderr.contains("unknown keys"), "{}", c.stderr);
     let p = s.port;
-    let out = dir
-        .run_with(
-            &["filter", "b.rf", "--agent", "bot", "--emit", "all"],
-            format!(
-                "http://down.test:{p}/down.test\nhttp://down.test:{p}/x\n"
-            )
-            .as_bytes(),
-        )
-        .ok();
-    assert_eq!(
-        out.lines().map(|l| &l[..l.find('\t').unwrap()]).collect::<Vec<_>>(),
-        ["disallow", "allow"]
-    );
+    let urls =
+        format!("http://down.test:{p}/down.test\nhttp://down.test:{p}/x\n");
+    let (verdicts, out) = verdicts(&dir, &urls);
+    assert_eq!(verdicts, ["disallow", "allow"], "{out}");
 }
 
 /// A previous copy older than 30 days does not stand in: the failure's
