@@ -20,7 +20,7 @@ use crate::error::{AgentError, LoadError};
 use crate::fetch::FetchStatus;
 use crate::rules::{Matcher, Reason, RuleInfo, Rules, is_rfc9309_robots_txt};
 use crate::shard::shard_of_key;
-use crate::url::{MatchPath, NoHostKey, url_authority, url_host_key};
+use crate::url::{MatchPath, NoHostKey, url_authority, url_host_key_end};
 use crate::verdict::{RuleKind, Verdict};
 
 /// The outcome of one line.
@@ -435,13 +435,29 @@ impl Target<'_, '_> {
 pub struct HostCache<'m, 'a> {
     key: Vec<u8>,
     last_key: Vec<u8>,
+    /// `scheme://authority` of the URL whose host `last` is the target
+    /// of: a URL that starts with it, followed by `/ ? #` or nothing, has
+    /// the same host key without computing it.
+    last_prefix: Vec<u8>,
     last: Option<Target<'m, 'a>>,
 }
 
-impl HostCache<'_, '_> {
+impl<'m, 'a> HostCache<'m, 'a> {
     /// An empty cache.
     pub fn new() -> Self {
         HostCache::default()
+    }
+
+    /// The last host's target if `url` has the same `scheme://authority`.
+    #[inline(always)]
+    fn same_authority(&self, url: &[u8]) -> Option<Target<'m, 'a>> {
+        let prefix = &self.last_prefix[..];
+        let same = url.starts_with(prefix)
+            && matches!(
+                url.get(prefix.len()),
+                None | Some(b'/' | b'?' | b'#')
+            );
+        self.last.filter(|_| same && !prefix.is_empty())
     }
 }
 
@@ -640,51 +656,58 @@ impl<'a> UrlChecker<'a> {
         url: &[u8],
         cache: &mut HostCache<'m, 'a>,
     ) -> Result<Target<'m, 'a>, MemberError> {
-        let bundle = match &self.scope {
+        let dialect = match &self.scope {
             Scope::Single(ms) => return Ok(Target::Rules(ms)),
-            Scope::Hosts { bundle, .. } => bundle,
-            Scope::Shards { .. } => return self.shard_target(url, cache),
+            Scope::Hosts { bundle, .. } => bundle.dialect(),
+            Scope::Shards { dialect, .. } => *dialect,
         };
-        match url_host_key(url, &mut cache.key) {
-            Ok(()) => {}
-            Err(NoHostKey::Missing) => return Ok(Target::Unknown),
-            Err(NoHostKey::Ambiguous) => return Ok(Target::Ambiguous),
-        }
         // Per host, cached; then the per-URL exception.
-        let target = self.host_target(bundle, cache)?;
-        Ok(target.for_url(bundle.dialect(), url))
+        let target = match cache.same_authority(url) {
+            Some(target) => target,
+            None => match self.new_host_target(url, cache)? {
+                Some(target) => target,
+                None => return Ok(Target::Ambiguous),
+            },
+        };
+        Ok(target.for_url(dialect, url))
     }
 
-    /// [`UrlChecker::target`] for a sharded bundle: the host key, then
-    /// its shard's entry (the cache holds the last host's target, whose
-    /// shard the key tells).
+    /// [`UrlChecker::target`] for a URL whose authority is not the last
+    /// one's, before the per-URL exception: the host key, then the entry
+    /// of its shard and bundle. `None` for an ambiguous authority.
     #[inline(never)]
-    fn shard_target<'m>(
+    fn new_host_target<'m>(
         &'m self,
         url: &[u8],
         cache: &mut HostCache<'m, 'a>,
-    ) -> Result<Target<'m, 'a>, MemberError> {
-        let Scope::Shards { dialect, shards, .. } = &self.scope else {
-            unreachable!("only a sharded bundle has shards")
+    ) -> Result<Option<Target<'m, 'a>>, MemberError> {
+        let end = match url_host_key_end(url, &mut cache.key) {
+            Ok(end) => end,
+            Err(NoHostKey::Missing) => return Ok(Some(Target::Unknown)),
+            Err(NoHostKey::Ambiguous) => return Ok(None),
         };
-        match url_host_key(url, &mut cache.key) {
-            Ok(()) => {}
-            Err(NoHostKey::Missing) => return Ok(Target::Unknown),
-            Err(NoHostKey::Ambiguous) => return Ok(Target::Ambiguous),
-        }
-        if let Some(t) = cache.last {
-            if cache.key == cache.last_key {
-                return Ok(t.for_url(*dialect, url));
-            }
-        }
-        let s = shard_of_key(&cache.key, shards.len() as u32) as usize;
-        let inner = self.shard(s)?;
-        let Scope::Hosts { bundle, .. } = &inner.scope else {
-            unreachable!("a shard is a bundle")
+        let target = match &self.scope {
+            Scope::Single(_) => unreachable!("a rules file has no hosts"),
+            Scope::Hosts { bundle, .. } => self.host_target(bundle, cache)?,
+            Scope::Shards { shards, .. } => match cache.last {
+                // The same key as the last host: the cache tells its shard.
+                Some(t) if cache.key == cache.last_key => t,
+                _ => {
+                    let s =
+                        shard_of_key(&cache.key, shards.len() as u32) as usize;
+                    let inner = self.shard(s)?;
+                    let Scope::Hosts { bundle, .. } = &inner.scope else {
+                        unreachable!("a shard is a bundle")
+                    };
+                    inner
+                        .host_target(bundle, cache)
+                        .map_err(|e| e.in_shard(s))?
+                }
+            },
         };
-        let target =
-            inner.host_target(bundle, cache).map_err(|e| e.in_shard(s))?;
-        Ok(target.for_url(*dialect, url))
+        cache.last_prefix.clear();
+        cache.last_prefix.extend_from_slice(&url[..end]);
+        Ok(Some(target))
     }
 
     /// The target of the host whose key is in `cache.key`.

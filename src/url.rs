@@ -324,6 +324,17 @@ const fn is_forbidden_in_authority(b: u8) -> bool {
 /// # Ok::<(), NoHostKey>(())
 /// ```
 pub fn url_host_key(url: &[u8], out: &mut Vec<u8>) -> Result<(), NoHostKey> {
+    url_host_key_end(url, out).map(|_| ())
+}
+
+/// [`url_host_key`], telling also where the authority ends in `url` (the
+/// offset of its first `/ ? #` after `://`, or `url.len()`): `url` up to
+/// there decides the key, so a URL that starts with those octets followed
+/// by `/ ? #` or nothing has the same key.
+pub(crate) fn url_host_key_end(
+    url: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<usize, NoHostKey> {
     out.clear();
     let n = scheme_len(url).ok_or(NoHostKey::Missing)?;
     let rest = &url[n + 3..];
@@ -343,7 +354,8 @@ pub fn url_host_key(url: &[u8], out: &mut Vec<u8>) -> Result<(), NoHostKey> {
             Authority::Forbidden => return Err(NoHostKey::Ambiguous),
         }
     }
-    push_host_key(&rest[host_start..end], out)
+    push_host_key(&rest[host_start..end], out)?;
+    Ok(n + 3 + end)
 }
 
 /// What an octet is to [`url_host_key`]'s pass over an authority.
