@@ -21,7 +21,7 @@ use std::fmt::Write as _;
 use std::io::{self, BufRead, IsTerminal, Read, Write};
 use std::ops::AddAssign;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, mpsc};
 use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -38,10 +38,18 @@ use crate::files::{self, Compiled, Output};
 use crate::shards::{self, ShardIndex};
 
 /// The target chunk length; a chunk extends to the end of its last line.
-const CHUNK_LEN: usize = 1 << 20;
+/// Small enough that the threads finish a block nearly together (a thread
+/// idles for at most about one chunk at each block's end).
+const CHUNK_LEN: usize = 1 << 18;
 
-/// Chunks per thread in one batch: enough to even out uneven chunks.
-const CHUNKS_PER_THREAD: usize = 4;
+/// Chunks per thread in one block: the threads then read 4 MiB per thread
+/// at a time.
+const CHUNKS_PER_THREAD: usize = 16;
+
+/// The least capacity of a heap buffer that a thread writes for every
+/// line: two such buffers' first octets are then at least this far apart,
+/// on different cache lines (see [`robofilter::HostCache::new`]).
+const UNSHARED: usize = 256;
 
 /// How many line numbers of empty or invalid lines are reported.
 const REPORT_LEN: usize = 5;
@@ -169,24 +177,45 @@ fn decide(
         explain: args.explain,
         max_url_len: args.max_url_len,
     };
-    let batch_len = threads * CHUNKS_PER_THREAD;
-    let mut sink = Sink {
-        out_name: out.describe(),
-        out,
-        batch_len,
-        block_len: batch_len * CHUNK_LEN,
-        counts: Counts::default(),
-        bad: Vec::new(),
-        spare: Vec::new(),
-        progress,
-    };
-    for (path, input) in paths.iter().zip(inputs) {
-        let name = files::display(path);
-        let mut file = FileState { name: &name, line_base: 0 };
-        let reader = input.into_reader(path)?;
-        sink.stream(&decider, reader, &mut file)?;
-    }
-    let Sink { out, counts, bad, progress, .. } = sink;
+    // The output is written on a thread of its own, in order, while the
+    // workers decide: a chunk's output goes out as soon as it and the
+    // chunks before it are decided, whether or not more input has come.
+    let out_name = out.describe();
+    let threads_chunks = threads * CHUNKS_PER_THREAD;
+    let (queue, to_write) = mpsc::sync_channel(2 * threads_chunks);
+    let (give_back, emptied) = mpsc::channel();
+    let (run, written) = std::thread::scope(|scope| {
+        let writer =
+            scope.spawn(|| write_queue(out, &out_name, to_write, give_back));
+        let mut sink = Sink {
+            out: ToWriter { queue, emptied },
+            block_len: threads_chunks * CHUNK_LEN,
+            counts: Counts::default(),
+            bad: Vec::new(),
+            spare: Vec::new(),
+            progress,
+        };
+        let run = || -> Result<()> {
+            for (path, input) in paths.iter().zip(inputs) {
+                let name = files::display(path);
+                let mut file = FileState { name: &name, line_base: 0 };
+                let reader = input.into_reader(path)?;
+                sink.stream(&decider, reader, &mut file)?;
+            }
+            Ok(())
+        };
+        let run = run();
+        // Dropping the queue closes it: the writer ends.
+        let Sink { out, counts, bad, progress, .. } = sink;
+        drop(out);
+        let written = writer.join();
+        (run.map(|()| (counts, bad, progress)), written)
+    });
+    let written =
+        written.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    // A write error first: it is why a run stopped when its writer did.
+    let out = written?;
+    let (counts, bad, progress) = run?;
     out.finish()?;
     if let Some(p) = progress {
         p.finish_and_clear();
@@ -431,7 +460,11 @@ impl<'r, 'a> Decider<'r, 'a> {
         };
         c.counts.octets = chunk.len() as u64;
         let mut cache = HostCache::new();
-        let mut each = vec![Outcome::Invalid; self.agent_len()];
+        // Written for every line: its own cache lines, not shared with
+        // another thread's small allocation (a one-octet `Vec` shared
+        // one with the other thread's and cost `-j 2` its speed-up).
+        let mut each = Vec::with_capacity(self.agent_len().max(UNSHARED));
+        each.resize(self.agent_len(), Outcome::Invalid);
         // One pass per line finds its end and classifies it; the last
         // line may lack its `\n`.
         let mut start = 0;
@@ -795,65 +828,69 @@ struct FileState<'n> {
     line_base: u64,
 }
 
-/// Writes chunk outputs in order and collects counts.
-struct Sink<W> {
-    out: W,
-    /// The output's name, for messages.
-    out_name: String,
-    /// Chunks decided in parallel at a time.
-    batch_len: usize,
+/// Where [`Sink`] puts its output buffers, in order.
+trait Put: Send {
+    /// Takes `buf` to be written after every buffer put before it; gives
+    /// back an emptied buffer to reuse (one without capacity if none is
+    /// free yet).
+    fn put(&mut self, buf: Vec<u8>) -> Result<Vec<u8>>;
+}
+
+/// [`Sink`]'s end of the writer thread ([`write_queue`]): a bounded queue
+/// to it, and the buffers it has emptied.
+struct ToWriter {
+    queue: mpsc::SyncSender<Vec<u8>>,
+    emptied: mpsc::Receiver<Vec<u8>>,
+}
+
+impl Put for ToWriter {
+    fn put(&mut self, buf: Vec<u8>) -> Result<Vec<u8>> {
+        if buf.is_empty() {
+            return Ok(buf);
+        }
+        // Closed: the writer stopped at an error, which the run reports.
+        self.queue
+            .send(buf)
+            .map_err(|_| anyhow!("the output could not be written"))?;
+        Ok(self.emptied.try_recv().unwrap_or_default())
+    }
+}
+
+/// The writer thread: writes the buffers of `queue` to `out` (named
+/// `name`) in order, giving each back emptied; `out` once the queue is
+/// closed, or the first write error.
+fn write_queue(
+    mut out: Output,
+    name: &str,
+    queue: mpsc::Receiver<Vec<u8>>,
+    give_back: mpsc::Sender<Vec<u8>>,
+) -> Result<Output> {
+    for mut buf in queue {
+        out.write_all(&buf)
+            .with_context(|| format!("cannot write output to {name}"))?;
+        buf.clear();
+        // The sink may be gone already: the buffer is then dropped.
+        let _ = give_back.send(buf);
+    }
+    Ok(out)
+}
+
+/// Decides blocks of input and puts the outputs in order; collects counts.
+struct Sink<P> {
+    out: P,
     /// The size of the blocks read from a stream.
     block_len: usize,
     counts: Counts,
     /// The first [`REPORT_LEN`] not-a-URL lines: input, 1-based line,
     /// empty.
     bad: Vec<(String, u64, BadKind)>,
-    /// Emptied output buffers of earlier batches, for reuse.
+    /// Emptied output buffers, for reuse.
     spare: Vec<Vec<u8>>,
     progress: Option<ProgressBar>,
 }
 
-impl<W: Write + Send> Sink<W> {
-    /// Decides all lines of `data` (newline-separated; the last line may
-    /// lack its `\n`), writing the results in order. Writing a batch
-    /// overlaps with deciding the next one.
-    fn process(
-        &mut self,
-        decider: &Decider<'_, '_>,
-        data: &[u8],
-        file: &mut FileState<'_>,
-    ) -> Result<()> {
-        let chunks = split(data);
-        let mut pending: Option<Vec<ChunkOut>> = None;
-        for batch in chunks.chunks(self.batch_len) {
-            let mut bufs: Vec<Vec<u8>> = Vec::with_capacity(batch.len());
-            bufs.extend(
-                (0..batch.len()).map(|_| self.spare.pop().unwrap_or_default()),
-            );
-            let previous = pending.take();
-            let (written, outs) = rayon::join(
-                || match previous {
-                    Some(outs) => self.write(outs, file),
-                    None => Ok(()),
-                },
-                || {
-                    batch
-                        .par_iter()
-                        .zip(bufs)
-                        .map(|(c, buf)| decider.chunk(c, buf))
-                        .collect::<Vec<ChunkOut>>()
-                },
-            );
-            written?;
-            pending = Some(outs);
-        }
-        match pending {
-            Some(outs) => self.write(outs, file),
-            None => Ok(()),
-        }
-    }
-
-    /// Writes one batch's outputs in order and adds up their counts.
+impl<P: Put> Sink<P> {
+    /// Puts one block's outputs in order and adds up their counts.
     fn write(
         &mut self,
         outs: Vec<ChunkOut>,
@@ -863,11 +900,10 @@ impl<W: Write + Send> Sink<W> {
             if let Some(e) = c.error {
                 return Err(anyhow!(e));
             }
-            self.out.write_all(&c.out).with_context(|| {
-                format!("cannot write output to {}", self.out_name)
-            })?;
-            c.out.clear();
-            self.spare.push(c.out);
+            let emptied = self.out.put(core::mem::take(&mut c.out))?;
+            if emptied.capacity() > 0 {
+                self.spare.push(emptied);
+            }
             for (index, kind) in c.bad {
                 if self.bad.len() < REPORT_LEN {
                     let line = file.line_base + index + 1;
@@ -883,9 +919,9 @@ impl<W: Write + Send> Sink<W> {
         Ok(())
     }
 
-    /// Reads `r` in batch-sized blocks cut at newlines and processes them,
-    /// reading the next block while the threads decide the current one (so
-    /// that `-j 2` does not wait for the reads).
+    /// Reads `r` in blocks cut at newlines and decides them, reading the
+    /// next block while the threads decide the current one (so that
+    /// `-j 2` does not wait for the reads).
     fn stream(
         &mut self,
         decider: &Decider<'_, '_>,
@@ -901,18 +937,26 @@ impl<W: Write + Send> Sink<W> {
         loop {
             if buf.len() < want {
                 // End of input: the rest, with a last line lacking `\n`.
-                return self.process(decider, &buf, file);
+                let outs = decide_block(decider, &buf, &mut self.spare);
+                return self.write(outs, file);
             }
             match memchr::memrchr(b'\n', &buf) {
                 Some(i) => {
                     // The partial last line starts the next block.
                     next.clear();
                     next.extend_from_slice(&buf[i + 1..]);
-                    let (done, read) = rayon::join(
-                        || self.process(decider, &buf[..=i], file),
+                    // The outputs go to the writer as soon as they are
+                    // decided, even if the next block is slow to come.
+                    let (written, read) = rayon::join(
+                        || {
+                            let data = &buf[..=i];
+                            let outs =
+                                decide_block(decider, data, &mut self.spare);
+                            self.write(outs, file)
+                        },
                         || read_up_to(&mut r, &mut next, want),
                     );
-                    done?;
+                    written?;
                     read.with_context(read_error)?;
                     std::mem::swap(&mut buf, &mut next);
                 }
@@ -947,9 +991,7 @@ impl<W: Write + Send> Sink<W> {
     ) -> Result<()> {
         let all = decider.emit == Emit::All;
         let write = |sink: &mut Self, bytes: &[u8]| -> Result<()> {
-            sink.out.write_all(bytes).with_context(|| {
-                format!("cannot write output to {}", sink.out_name)
-            })
+            sink.out.put(bytes.to_vec()).map(drop)
         };
         // The line's end as [`Decider::line`] writes it for a line held
         // whole.
@@ -1007,6 +1049,20 @@ impl<W: Write + Send> Sink<W> {
         file.line_base += 1;
         Ok(())
     }
+}
+
+/// Decides all lines of `data` (newline-separated; the last line may lack
+/// its `\n`) in chunks on the worker threads, into output buffers from
+/// `spare`: the chunks' outputs, in order.
+fn decide_block(
+    decider: &Decider<'_, '_>,
+    data: &[u8],
+    spare: &mut Vec<Vec<u8>>,
+) -> Vec<ChunkOut> {
+    let chunks = split(data);
+    let bufs: Vec<Vec<u8>> =
+        chunks.iter().map(|_| spare.pop().unwrap_or_default()).collect();
+    chunks.par_iter().zip(bufs).map(|(c, buf)| decider.chunk(c, buf)).collect()
 }
 
 /// Reads from `r` into `buf` until it holds `want` octets or the input
@@ -1136,6 +1192,15 @@ mod tests {
         }
     }
 
+    /// Output gathered in memory, in order.
+    impl Put for Vec<u8> {
+        fn put(&mut self, mut buf: Vec<u8>) -> Result<Vec<u8>> {
+            self.extend_from_slice(&buf);
+            buf.clear();
+            Ok(buf)
+        }
+    }
+
     /// Streams `input` in blocks of `block_len` octets; returns the
     /// `--emit all` output, the counts and the reported lines.
     fn stream(
@@ -1166,8 +1231,6 @@ mod tests {
         };
         let mut sink = Sink {
             out: Vec::new(),
-            out_name: "test".to_string(),
-            batch_len: 2,
             block_len,
             counts: Counts::default(),
             bad: Vec::new(),
