@@ -449,12 +449,23 @@ impl Default for HostCache<'_, '_> {
 }
 
 impl<'m, 'a> HostCache<'m, 'a> {
-    /// An empty cache. Its buffers are written for every new host, so
-    /// they start at 256 octets each: buffers of caches used by different
-    /// threads then never share a cache line (two threads writing into
-    /// one line take turns owning it, which cost `filter -j 2` most of its
-    /// speed-up when the buffers were small).
+    /// An empty cache, which allocates when it first remembers a host.
     pub fn new() -> Self {
+        HostCache {
+            key: Vec::new(),
+            last_key: Vec::new(),
+            last_prefix: Vec::new(),
+            last: None,
+        }
+    }
+
+    /// An empty cache for a thread that decides many URLs while other
+    /// threads do the same: its buffers, written for every new host,
+    /// start at 256 octets each, so that they never share a cache line
+    /// with another thread's cache. (Two threads writing into one line
+    /// take turns owning it; small per-thread buffers cost `filter -j 2`
+    /// most of its speed-up.)
+    pub fn unshared() -> Self {
         let buffer = || Vec::with_capacity(256);
         HostCache {
             key: buffer(),
@@ -512,7 +523,8 @@ impl core::fmt::Debug for Opener<'_> {
 /// Decides whole URL lines for one or more agents.
 ///
 /// Built once per run (or batch) and shared by the threads that decide
-/// lines; each thread keeps its own [`HostCache`].
+/// lines; each thread keeps its own [`HostCache`]
+/// ([`HostCache::unshared`] when several threads decide at once).
 ///
 /// ```
 /// use robofilter::{Compiler, Outcome, Rules, UrlChecker};

@@ -426,8 +426,11 @@ fn decide<'u>(
     // `part[agent]` is that agent's codes for URLs `base..`.
     let run =
         |base: usize, part: &mut [&mut [u8]]| -> Result<(), MemberError> {
-            let mut cache = HostCache::new();
-            let mut each = vec![Outcome::Invalid; agents];
+            // Written for every URL while other threads write theirs:
+            // buffers that share no cache line with another thread's.
+            let mut cache = HostCache::unshared();
+            let mut each = Vec::with_capacity(agents.max(256));
+            each.resize(agents, Outcome::Invalid);
             let n = part.first().map_or(0, |p| p.len());
             for k in 0..n {
                 let (buf, len) = line(base + k);

@@ -48,7 +48,7 @@ const CHUNKS_PER_THREAD: usize = 16;
 
 /// The least capacity of a heap buffer that a thread writes for every
 /// line: two such buffers' first octets are then at least this far apart,
-/// on different cache lines (see [`robofilter::HostCache::new`]).
+/// on different cache lines (see [`robofilter::HostCache::unshared`]).
 const UNSHARED: usize = 256;
 
 /// How many line numbers of empty or invalid lines are reported.
@@ -459,7 +459,7 @@ impl<'r, 'a> Decider<'r, 'a> {
             error: None,
         };
         c.counts.octets = chunk.len() as u64;
-        let mut cache = HostCache::new();
+        let mut cache = HostCache::unshared();
         // Written for every line: its own cache lines, not shared with
         // another thread's small allocation (a one-octet `Vec` shared
         // one with the other thread's and cost `-j 2` its speed-up).
