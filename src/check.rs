@@ -429,6 +429,11 @@ impl Target<'_, '_> {
     }
 }
 
+/// The least capacity of a buffer that a thread writes for every URL
+/// beside other threads: the first octets of two such buffers are then at
+/// least this far apart, on different cache lines.
+const UNSHARED: usize = 256;
+
 /// A worker's memory of the last host it looked up: runs of URLs of one
 /// host then cost one comparison each. One per thread.
 #[derive(Debug)]
@@ -462,11 +467,11 @@ impl<'m, 'a> HostCache<'m, 'a> {
     /// An empty cache for a thread that decides many URLs while other
     /// threads do the same: its buffers, written for every new host,
     /// start at 256 octets each, so that they never share a cache line
-    /// with another thread's cache. (Two threads writing into one line
-    /// take turns owning it; small per-thread buffers cost `filter -j 2`
-    /// most of its speed-up.)
+    /// with another thread's cache. (Two threads writing into one
+    /// line take turns owning it; small per-thread buffers cost `filter
+    /// -j 2` most of its speed-up.)
     pub fn unshared() -> Self {
-        let buffer = || Vec::with_capacity(256);
+        let buffer = || Vec::with_capacity(UNSHARED);
         HostCache {
             key: buffer(),
             last_key: buffer(),
@@ -655,6 +660,16 @@ impl<'a> UrlChecker<'a> {
     /// The agents, in the order their outcomes are given.
     pub fn agents(&self) -> &[String] {
         &self.agents
+    }
+
+    /// A buffer of one outcome per agent (each [`Outcome::Invalid`]) for a
+    /// thread that decides many URLs beside other threads: like
+    /// [`HostCache::unshared`], it shares no cache line with another
+    /// thread's buffer.
+    pub fn unshared_outcomes(&self) -> Vec<Outcome> {
+        let mut each = Vec::with_capacity(self.agents.len().max(UNSHARED));
+        each.resize(self.agents.len(), Outcome::Invalid);
+        each
     }
 
     /// The agents' matchers for bundle member `m`.

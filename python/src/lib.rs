@@ -429,8 +429,7 @@ fn decide<'u>(
             // Written for every URL while other threads write theirs:
             // buffers that share no cache line with another thread's.
             let mut cache = HostCache::unshared();
-            let mut each = Vec::with_capacity(agents.max(256));
-            each.resize(agents, Outcome::Invalid);
+            let mut each = checker.unshared_outcomes();
             let n = part.first().map_or(0, |p| p.len());
             for k in 0..n {
                 let (buf, len) = line(base + k);

@@ -46,11 +46,6 @@ const CHUNK_LEN: usize = 1 << 18;
 /// at a time.
 const CHUNKS_PER_THREAD: usize = 16;
 
-/// The least capacity of a heap buffer that a thread writes for every
-/// line: two such buffers' first octets are then at least this far apart,
-/// on different cache lines (see [`robofilter::HostCache::unshared`]).
-const UNSHARED: usize = 256;
-
 /// How many line numbers of empty or invalid lines are reported.
 const REPORT_LEN: usize = 5;
 
@@ -459,12 +454,11 @@ impl<'r, 'a> Decider<'r, 'a> {
             error: None,
         };
         c.counts.octets = chunk.len() as u64;
+        // Written for every line: buffers on cache lines of their own (a
+        // one-octet `Vec` shared one with the other thread's and cost
+        // `-j 2` its speed-up).
         let mut cache = HostCache::unshared();
-        // Written for every line: its own cache lines, not shared with
-        // another thread's small allocation (a one-octet `Vec` shared
-        // one with the other thread's and cost `-j 2` its speed-up).
-        let mut each = Vec::with_capacity(self.agent_len().max(UNSHARED));
-        each.resize(self.agent_len(), Outcome::Invalid);
+        let mut each = self.checker.unshared_outcomes();
         // One pass per line finds its end and classifies it; the last
         // line may lack its `\n`.
         let mut start = 0;
