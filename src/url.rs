@@ -199,6 +199,13 @@ impl<'a> MatchPath<'a> {
         }
     }
 
+    /// The path of [`has_lead_slash`](MatchPath::has_lead_slash) and
+    /// [`tail`](MatchPath::tail).
+    #[inline(always)]
+    pub(crate) fn from_parts(lead_slash: bool, tail: &'a [u8]) -> Self {
+        MatchPath { lead_slash, tail }
+    }
+
     /// Builds a match path from bytes that are already a path (they are used
     /// as they are; an empty slice means `/`).
     #[inline]
