@@ -1022,10 +1022,11 @@ impl<'a> Matcher<'a> {
         self.decide_parts(path.has_lead_slash(), path.tail())
     }
 
-    /// [`Matcher::decide_path`] with the path in two scalars: a
-    /// `MatchPath` (three words) passed whole goes through the stack,
-    /// where reading it back as one vector after two word stores stalls
-    /// store-to-load forwarding on every URL (`perf annotate`).
+    /// [`Matcher::decide_path`] with the path as its flag and its slice,
+    /// which are passed in registers: a `MatchPath` (three words) passed
+    /// whole goes through the stack, where reading it back as one vector
+    /// after word stores stalls store-to-load forwarding on every URL
+    /// (`perf annotate`; BENCHMARKS.md, "a store-forwarding stall").
     #[inline]
     fn decide_parts(&self, lead_slash: bool, tail: &[u8]) -> Verdict {
         let path = MatchPath::from_parts(lead_slash, tail);
