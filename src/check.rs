@@ -729,42 +729,37 @@ impl<'a> UrlChecker<'a> {
             Err(NoHostKey::Missing) => return Ok(Some(Target::Unknown)),
             Err(NoHostKey::Ambiguous) => return Ok(None),
         };
-        let target = match &self.scope {
-            Scope::Single(_) => unreachable!("a rules file has no hosts"),
-            Scope::Hosts { bundle, .. } => self.host_target(bundle, cache)?,
-            Scope::Shards { shards, .. } => match cache.last {
-                // The same key as the last host: the cache tells its shard.
-                Some(t) if cache.key == cache.last_key => t,
-                _ => {
-                    let s =
-                        shard_of_key(&cache.key, shards.len() as u32) as usize;
-                    let inner = self.shard(s)?;
-                    let Scope::Hosts { bundle, .. } = &inner.scope else {
-                        unreachable!("a shard is a bundle")
-                    };
-                    inner
-                        .host_target(bundle, cache)
-                        .map_err(|e| e.in_shard(s))?
-                }
-            },
+        let target = match (&self.scope, cache.last) {
+            // The same key as the last host (another spelling of its
+            // authority): its target, without a lookup or a shard.
+            (_, Some(t)) if cache.key == cache.last_key => t,
+            (Scope::Single(_), _) => unreachable!("a rules file has no hosts"),
+            (Scope::Hosts { bundle, .. }, _) => {
+                self.host_target(bundle, cache)?
+            }
+            (Scope::Shards { shards, .. }, _) => {
+                let s = shard_of_key(&cache.key, shards.len() as u32) as usize;
+                let inner = self.shard(s)?;
+                let Scope::Hosts { bundle, .. } = &inner.scope else {
+                    unreachable!("a shard is a bundle")
+                };
+                inner.host_target(bundle, cache).map_err(|e| e.in_shard(s))?
+            }
         };
         cache.last_prefix.clear();
         cache.last_prefix.extend_from_slice(&url[..end]);
         Ok(Some(target))
     }
 
-    /// The target of the host whose key is in `cache.key`.
+    /// The target of the host whose key is in `cache.key` (not the last
+    /// host's: [`UrlChecker::new_host_target`] answers that one), which
+    /// becomes the cache's last host.
     #[inline]
     fn host_target<'m>(
         &'m self,
         bundle: &Bundle<'a>,
         cache: &mut HostCache<'m, 'a>,
     ) -> Result<Target<'m, 'a>, MemberError> {
-        if let Some(t) = cache.last {
-            if cache.key == cache.last_key {
-                return Ok(t);
-            }
-        }
         let target = match bundle.find(&cache.key) {
             None => Target::Unknown,
             Some(i) => {
