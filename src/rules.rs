@@ -1036,15 +1036,51 @@ impl<'a> Matcher<'a> {
             Engine::Split(parts) => {
                 // Parts come in descending order of precedence: once no rule
                 // of the rest could change the verdict, stop.
+                // Up to four parts at a time are walked in lockstep (their
+                // loads overlap); a part walked although the ones before it
+                // settled the verdict cannot change it either, since its
+                // scores are at most its highest precedence.
                 let (mut allow, mut disallow) = (0, 0);
-                for part in parts {
-                    let p = part.max_priority();
+                let mut rest = &parts[..];
+                while let Some(first) = rest.first() {
+                    let p = first.max_priority();
                     if p < disallow || p <= allow {
                         break;
                     }
-                    let (a, d) = part.scores(path, dialect);
-                    allow = allow.max(a);
-                    disallow = disallow.max(d);
+                    let mut take = |scores: &[(u32, u32)]| {
+                        for &(a, d) in scores {
+                            allow = allow.max(a);
+                            disallow = disallow.max(d);
+                        }
+                    };
+                    rest = match rest {
+                        [a, b, c, d, tail @ ..] => {
+                            let group = [*a, *b, *c, *d];
+                            take(&Dfa::scores_lockstep(&group, path, dialect));
+                            tail
+                        }
+                        [a, b, c] => {
+                            take(&Dfa::scores_lockstep(
+                                &[*a, *b, *c],
+                                path,
+                                dialect,
+                            ));
+                            &[]
+                        }
+                        [a, b] => {
+                            take(&Dfa::scores_lockstep(
+                                &[*a, *b],
+                                path,
+                                dialect,
+                            ));
+                            &[]
+                        }
+                        [a, tail @ ..] => {
+                            take(&[a.scores(path, dialect)]);
+                            tail
+                        }
+                        [] => &[],
+                    };
                 }
                 if disallow > allow {
                     Verdict::Disallow

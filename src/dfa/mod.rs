@@ -392,10 +392,47 @@ impl<'a> Dfa<'a> {
         path: MatchPath<'_>,
         dialect: Dialect,
     ) -> (u32, u32) {
-        let s = self.run(path, dialect, self.boundary);
+        self.label(self.run(path, dialect, self.boundary))
+    }
+
+    /// A score DFA's (allow, disallow) label of state id `s`.
+    #[inline]
+    fn label(&self, s: u32) -> (u32, u32) {
         let i = (s / self.stride) as usize * 2;
         let labels = self.scores.unwrap_or(&[]);
         (labels[i], labels[i + 1])
+    }
+
+    /// [`Dfa::scores`] of `N` score DFAs over one path, walked in
+    /// lockstep: the parts' walks are independent chains of table loads,
+    /// so stepping them together lets the core overlap them where one
+    /// after the other each waits on its own loads (a split group's parts
+    /// all walk the same path, usually to its end). The walk stops when
+    /// every part has reached a state that can no longer change.
+    ///
+    /// Parts whose tables differ in id width are walked one by one.
+    #[inline]
+    pub(crate) fn scores_lockstep<const N: usize>(
+        parts: &[Dfa<'_>; N],
+        path: MatchPath<'_>,
+        dialect: Dialect,
+    ) -> [(u32, u32); N] {
+        let narrow = parts.each_ref().map(|p| match p.table {
+            Table::U16(t) => Some(t),
+            Table::U32(_) => None,
+        });
+        let wide = parts.each_ref().map(|p| match p.table {
+            Table::U32(t) => Some(t),
+            Table::U16(_) => None,
+        });
+        let states = if narrow.iter().all(Option::is_some) {
+            lockstep(parts, narrow.map(|t| t.unwrap_or(&[])), path, dialect)
+        } else if wide.iter().all(Option::is_some) {
+            lockstep(parts, wide.map(|t| t.unwrap_or(&[])), path, dialect)
+        } else {
+            return parts.each_ref().map(|p| p.scores(path, dialect));
+        };
+        core::array::from_fn(|i| parts[i].label(states[i]))
     }
 
     /// Walks from the start state until an id below `stop_below` (a state
@@ -461,6 +498,61 @@ impl<'a> Dfa<'a> {
         }
         s
     }
+}
+
+/// The walk of [`Dfa::scores_lockstep`]: each part's final state id.
+#[inline(always)]
+fn lockstep<T: StateId, const N: usize>(
+    parts: &[Dfa<'_>; N],
+    tables: [&[T]; N],
+    path: MatchPath<'_>,
+    dialect: Dialect,
+) -> [u32; N] {
+    let next = |i: usize, s: u32, b: u8| {
+        let class = u32::from(parts[i].classes[usize::from(b)]);
+        tables[i][(s + class) as usize].get()
+    };
+    // Ids below a score DFA's boundary loop to themselves (see `run`).
+    let settled =
+        |s: &[u32; N]| s.iter().zip(parts).all(|(&s, p)| s < p.boundary);
+    let mut s = parts.each_ref().map(|p| p.start);
+    if settled(&s) {
+        return s;
+    }
+    if path.has_lead_slash() {
+        for (i, s) in s.iter_mut().enumerate() {
+            *s = next(i, *s, b'/');
+        }
+    }
+    match dialect {
+        Dialect::Google => {
+            let mut rest = path.tail();
+            while let [a, b, c, d, tail @ ..] = rest {
+                if settled(&s) {
+                    return s;
+                }
+                for (i, s) in s.iter_mut().enumerate() {
+                    *s =
+                        next(i, next(i, next(i, next(i, *s, *a), *b), *c), *d);
+                }
+                rest = tail;
+            }
+            for &b in rest {
+                for (i, s) in s.iter_mut().enumerate() {
+                    *s = next(i, *s, b);
+                }
+            }
+        }
+        Dialect::Rfc9309 => {
+            normalize::rfc9309(path.tail(), |b| {
+                for (i, s) in s.iter_mut().enumerate() {
+                    *s = next(i, *s, b);
+                }
+                !settled(&s)
+            });
+        }
+    }
+    s
 }
 
 /// Whether the rfc9309 normalisation may change `b` (the same set as
