@@ -248,20 +248,41 @@ const MAX_RULE_STARS: usize = 256;
 /// is as fast and far smaller.
 const MAX_PARTS: usize = 32;
 
+/// The smallest part cap a split tries (see `Writer::engine`). On the
+/// 86.4 k-host corpus bundle (Googlebot, 32 KiB), caps down to 4 KiB take
+/// 480 of its 3,381 direct groups to the split engine; 1 KiB takes 50
+/// more at a fifth more compile time (BENCHMARKS.md).
+const MIN_PART_CAP: usize = 1 << 12;
+
+/// Why [`split`] gave up.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+enum SplitStop {
+    /// More than [`MAX_PARTS`] parts: a smaller cap would need as many.
+    Parts,
+    /// More than `max_bytes` octets: smaller parts may take fewer.
+    Bytes,
+    /// The file's work budget ran out.
+    FileWork,
+}
+
 /// Builds score DFAs for `rules[range]`, halving parts that exceed
-/// `budget`. Returns `false` if there would be more than [`MAX_PARTS`]
-/// parts or more than `max_bytes` octets.
+/// `budget` or take more than `cap` octets (a part of one rule is always
+/// kept), until there would be more than [`MAX_PARTS`] parts or more than
+/// `max_bytes` octets.
 fn split(
     rules: &[BuildRule],
     range: core::ops::Range<usize>,
     budget: Budget,
+    cap: usize,
     max_bytes: usize,
     meter: &mut build::Meter,
     parts: &mut Vec<Vec<u8>>,
-) -> bool {
-    let used: usize = parts.iter().map(Vec::len).sum();
-    if parts.len() >= MAX_PARTS || used > max_bytes {
-        return false;
+) -> Result<(), SplitStop> {
+    if parts.len() >= MAX_PARTS {
+        return Err(SplitStop::Parts);
+    }
+    if parts.iter().map(Vec::len).sum::<usize>() > max_bytes {
+        return Err(SplitStop::Bytes);
     }
     // One rule's automaton is linear in its length (each `*` segment is a
     // KMP-like chain), so a single rule is always built.
@@ -280,23 +301,27 @@ fn split(
         .map(|r| r.priority)
         .collect();
     match build::build_scores(&rules[range.clone()], &outside, budget, meter) {
-        Ok(built) => {
+        Ok(built) if range.len() == 1 || built.len() <= cap => {
             parts.push(built);
-            true
+            Ok(())
         }
         // Halves would need the same exhausted file budget.
-        Err(OverBudget::FileWork) => false,
-        Err(_) => {
+        Err(OverBudget::FileWork) => Err(SplitStop::FileWork),
+        // Over a group budget, or built but larger than the cap: halves
+        // are often far smaller than the whole (a part's states multiply
+        // only its own rules' positions).
+        Ok(_) | Err(_) => {
             let mid = range.start + range.len() / 2;
-            split(rules, range.start..mid, budget, max_bytes, meter, parts)
-                && split(
-                    rules,
-                    mid..range.end,
-                    budget,
-                    max_bytes,
-                    meter,
-                    parts,
-                )
+            split(
+                rules,
+                range.start..mid,
+                budget,
+                cap,
+                max_bytes,
+                meter,
+                parts,
+            )?;
+            split(rules, mid..range.end, budget, cap, max_bytes, meter, parts)
         }
     }
 }
@@ -674,24 +699,61 @@ impl Writer {
         // live rules tell them apart (see `Nfa::canonical`), and the search
         // can stop before parts that can no longer change the verdict.
         build_rules.sort_by_key(|r| core::cmp::Reverse(r.priority));
-        let part_budget = Budget { max_work: budget.max_work / 8, ..budget };
-        let mut parts = Vec::new();
         let n = build_rules.len();
         let meter = &mut self.meter;
-        let mut part = |range, parts: &mut Vec<Vec<u8>>| {
-            split(&build_rules, range, part_budget, max_bytes, meter, parts)
-        };
-        // A score DFA of the whole group is at least as large as its
-        // verdict DFA and gets an eighth of the work: past the state or
-        // work budget, only halves can fit.
-        let fits = if over == NOTE_BYTES || n < 2 {
-            part(0..n, &mut parts)
-        } else {
-            part(0..n / 2, &mut parts) && part(n / 2..n, &mut parts)
-        };
-        if fits && parts.iter().map(Vec::len).sum::<usize>() <= max_bytes {
-            (ENGINE_SPLIT, over, split_blob(&parts))
-        } else if self.meter.left() == 0 {
+        // Parts are capped at a power of two of octets, the largest first:
+        // large parts leave little room for the rest, and smaller ones
+        // (cheaper to build: construction stops at the cap) often fit
+        // where they did not. The caps do not depend on the budget, so a
+        // larger budget tries every cap a smaller one tries, and a group
+        // never falls back further under a larger budget. A smaller cap
+        // only refines the parts of a larger one, so once the parts are
+        // too many, smaller caps are not tried.
+        let mut cap = 1usize << max_bytes.max(1).ilog2();
+        let mut parts = Vec::new();
+        loop {
+            parts.clear();
+            let part_budget = Budget {
+                max_work: budget.max_work / 8,
+                max_cells: cap as u64,
+                ..budget
+            };
+            let mut part = |range, parts: &mut Vec<Vec<u8>>| {
+                split(
+                    &build_rules,
+                    range,
+                    part_budget,
+                    cap,
+                    max_bytes,
+                    meter,
+                    parts,
+                )
+            };
+            // A score DFA of the whole group is at least as large as its
+            // verdict DFA and gets an eighth of the work: past the state or
+            // work budget, only halves can fit.
+            let built = if over == NOTE_BYTES || n < 2 {
+                part(0..n, &mut parts)
+            } else {
+                part(0..n / 2, &mut parts)
+                    .and_then(|()| part(n / 2..n, &mut parts))
+            };
+            let stop = match built {
+                Ok(())
+                    if parts.iter().map(Vec::len).sum::<usize>()
+                        <= max_bytes =>
+                {
+                    return (ENGINE_SPLIT, over, split_blob(&parts));
+                }
+                Ok(()) => SplitStop::Bytes,
+                Err(stop) => stop,
+            };
+            if stop != SplitStop::Bytes || cap <= MIN_PART_CAP {
+                break;
+            }
+            cap /= 2;
+        }
+        if self.meter.left() == 0 {
             (ENGINE_DIRECT, crate::wire::NOTE_FILE_WORK, Vec::new())
         } else {
             (ENGINE_DIRECT, over, Vec::new())
@@ -957,6 +1019,179 @@ mod tests {
                     f.decide(url.as_bytes()),
                     s.decide(url.as_bytes()),
                     "{limit} {path}"
+                );
+            }
+        }
+    }
+
+    /// Wildcard rules of the kind large sites write (extensions anywhere,
+    /// `*` between path segments, queries): their verdict DFA is a few tens
+    /// of KiB, so byte budgets around it split the group.
+    const WILDCARD_GROUP: &[u8] = b"user-agent: *\n\
+        disallow: /*.json\ndisallow: /*.json-compact\n\
+        disallow: /*.json-html\ndisallow: /*.xml\ndisallow: /*.rss\n\
+        disallow: /*.i\ndisallow: /*.embed\n\
+        disallow: /*/thread/*?*order=\ndisallow: /f/*/thread/*/*/c*\n\
+        disallow: /thread/*/*/c*\ndisallow: /f/*/submit$\n\
+        disallow: /f/*/submit/$\ndisallow: /message/compose*\n\
+        disallow: /api\ndisallow: /post\ndisallow: /submit\n\
+        disallow: /goto\ndisallow: /*after=\ndisallow: /*before=\n\
+        disallow: /site/*t=\ndisallow: /login\ndisallow: /f/*/user/\n\
+        disallow: /gold?\nallow: /partner_api/\nallow: /\n\
+        allow: /maps/*.xml\n";
+
+    /// Paths made of the pieces [`WILDCARD_GROUP`]'s rules test for, in a
+    /// fixed pseudo-random order, with escapes and non-ASCII octets.
+    fn wildcard_paths() -> Vec<Vec<u8>> {
+        let pieces: [&[u8]; 18] = [
+            b"/",
+            b"f",
+            b"thread",
+            b"c",
+            b".json",
+            b".xml",
+            b"?",
+            b"order=",
+            b"after=",
+            b"submit",
+            b"maps",
+            b"site",
+            b"t=",
+            b"x",
+            b"%2F",
+            b"%7e",
+            b"\xc3\xa9",
+            b"-html",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut paths = Vec::new();
+        for _ in 0..1500 {
+            let mut p = b"/".to_vec();
+            for _ in 0..next() % 9 {
+                p.extend_from_slice(pieces[(next() % 18) as usize]);
+            }
+            paths.push(p);
+        }
+        paths
+    }
+
+    fn rules_of(robots: &[u8], config: Config) -> AlignedBytes {
+        let bytes = Compiler::with_config(config).compile(robots).unwrap();
+        AlignedBytes::from(&bytes[..])
+    }
+
+    /// A larger byte budget never gives a group a slower engine (direct
+    /// is slower than split, split than one DFA). Splitting used to keep
+    /// the first part that fit the budget and fail on the rest, so this
+    /// group went direct at 56-80 KiB where 32-48 KiB split it.
+    #[test]
+    fn a_larger_byte_budget_never_falls_back_further() {
+        let rank = |e: EngineKind| match e {
+            EngineKind::VerdictDfa | EngineKind::AllowAll => 0,
+            EngineKind::SplitDfa => 1,
+            EngineKind::Direct => 2,
+        };
+        let paths = wildcard_paths();
+        for dialect in [Dialect::Google, Dialect::Rfc9309] {
+            let full =
+                rules_of(WILDCARD_GROUP, Config::new().dialect(dialect));
+            let full = Rules::from_bytes(full.as_bytes()).unwrap();
+            let f = full.matcher("bot").unwrap();
+            assert_eq!(
+                full.groups().next().unwrap().engine(),
+                EngineKind::VerdictDfa
+            );
+            let mut worst = 2;
+            let mut seen = Vec::new();
+            for limit in (8usize << 10..=136 << 10).step_by(8 << 10) {
+                let config =
+                    Config::new().dialect(dialect).dfa_byte_limit(limit);
+                let bytes = rules_of(WILDCARD_GROUP, config);
+                let rules = Rules::from_bytes(bytes.as_bytes()).unwrap();
+                let g = rules.groups().next().unwrap();
+                assert!(
+                    g.size() <= limit,
+                    "{dialect:?} {limit}: {}",
+                    g.size()
+                );
+                assert!(
+                    rank(g.engine()) <= worst,
+                    "{dialect:?}: {:?} at {limit} octets after {seen:?}",
+                    g.engine()
+                );
+                worst = rank(g.engine());
+                seen.push((limit >> 10, g.engine()));
+                let m = rules.matcher("bot").unwrap();
+                for p in &paths {
+                    let url = [b"http://h", &p[..]].concat();
+                    assert_eq!(
+                        f.decide(&url),
+                        m.decide(&url),
+                        "{dialect:?} {limit} {:?}",
+                        url.escape_ascii().to_string()
+                    );
+                }
+            }
+            let engines: Vec<_> = seen.iter().map(|s| s.1).collect();
+            for want in [EngineKind::SplitDfa, EngineKind::VerdictDfa] {
+                assert!(engines.contains(&want), "{dialect:?}: {seen:?}");
+            }
+        }
+    }
+
+    /// A split group's parts are walked up to four at a time in lockstep
+    /// (`Dfa::scores_lockstep`): with 2 to 32 parts, every way of grouping
+    /// them gives the verdicts of the whole group's automaton and of the
+    /// reference matcher (`explain`), in both dialects.
+    #[test]
+    fn split_parts_walked_together_give_the_whole_groups_verdicts() {
+        let paths = wildcard_paths();
+        for dialect in [Dialect::Google, Dialect::Rfc9309] {
+            let full =
+                rules_of(WILDCARD_GROUP, Config::new().dialect(dialect));
+            let full = Rules::from_bytes(full.as_bytes()).unwrap();
+            let f = full.matcher("bot").unwrap();
+            let mut part_counts = Vec::new();
+            for states in [
+                400, 300, 200, 160, 120, 100, 80, 60, 40, 30, 20, 15, 10, 8,
+                6, 5, 4, 3,
+            ] {
+                let config =
+                    Config::new().dialect(dialect).dfa_state_limit(states);
+                let bytes = rules_of(WILDCARD_GROUP, config);
+                let rules = Rules::from_bytes(bytes.as_bytes()).unwrap();
+                let g = rules.groups().next().unwrap();
+                if g.engine() != EngineKind::SplitDfa {
+                    continue;
+                }
+                part_counts.push(g.part_len());
+                let m = rules.matcher("bot").unwrap();
+                for p in &paths {
+                    let url = [b"http://h", &p[..]].concat();
+                    let want = f.decide(&url);
+                    assert_eq!(want, f.explain(&url).verdict());
+                    assert_eq!(
+                        want,
+                        m.decide(&url),
+                        "{dialect:?}, {} parts: {:?}",
+                        g.part_len(),
+                        url.escape_ascii().to_string()
+                    );
+                }
+            }
+            // Groups of 4 with 1, 2 and 3 left over, and a single group.
+            let rests: Vec<usize> =
+                part_counts.iter().map(|n| n % 4).collect();
+            for r in [0, 1, 2, 3] {
+                assert!(
+                    rests.contains(&r),
+                    "{dialect:?}: parts {part_counts:?}"
                 );
             }
         }
