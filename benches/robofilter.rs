@@ -24,6 +24,9 @@
 //   one-rule robots.txt, for the open time at the scale of the full corpus
 //   (74,637 hosts).
 //
+// `split-walk` needs no data: a synthetic wildcard group (`SPLIT_GROUP`)
+// compiled whole and split into parts, over synthetic paths.
+//
 // Every benchmark asserts its answer, so that a fast wrong answer fails
 // instead of being reported: the decide and filter benchmarks their
 // allow/disallow (and unknown) counts, computed once up front with the direct
@@ -322,6 +325,7 @@ fn benchmarks(c: &mut Criterion) {
         Err(why) => eprintln!("skipping the bundle benchmarks: {why}"),
     }
     bench_open_synthetic(c);
+    bench_split_walk(c);
 }
 
 fn bench_corpus(c: &mut Criterion, corpus: &Corpus) {
@@ -942,6 +946,92 @@ fn bench_open_synthetic(c: &mut Criterion) {
     };
     let (n, name) = (SYNTHETIC_HOSTS, "synthetic70k");
     bench_open(c, name, || built.get_or_init(build), n, n);
+}
+
+/// Wildcard rules of the kind large sites write (extensions anywhere, `*`
+/// between segments, queries): one DFA of about 30 KiB, or a few score
+/// DFAs under a state budget.
+const SPLIT_GROUP: &[u8] = b"user-agent: *\n\
+    disallow: /*.json\ndisallow: /*.xml\ndisallow: /*.rss\n\
+    disallow: /*.embed\ndisallow: /*/thread/*?*order=\n\
+    disallow: /f/*/thread/*/*/c*\ndisallow: /thread/*/*/c*\n\
+    disallow: /f/*/new$\ndisallow: /*after=\ndisallow: /*before=\n\
+    disallow: /site/*t=\ndisallow: /f/*/member/\nallow: /\n\
+    allow: /maps/*.xml\n";
+
+/// `split-walk/<n>parts`: one `Matcher::decide_path` per path through a
+/// group split into `n` score DFAs (walked up to four at a time in
+/// lockstep), beside `split-walk/dfa`, the same group as one automaton:
+/// what splitting costs per path. 10,000 synthetic URLs, paths of 20-70 octets
+/// (segments of `/f/`, `/thread/`, words, queries), google dialect.
+fn bench_split_walk(c: &mut Criterion) {
+    let mut rng = SplitMix64(13);
+    let mut paths: Vec<Vec<u8>> = Vec::new();
+    const PIECES: [&[u8]; 8] = [
+        b"/f/",
+        b"/thread/",
+        b"/c",
+        b".json",
+        b"?order=",
+        b"?after=",
+        b"/",
+        b"-",
+    ];
+    while paths.len() < 10_000 {
+        let mut p = b"http://h".to_vec();
+        while p.len() < 28 + rng.below(50) {
+            if rng.below(4) == 0 {
+                p.extend_from_slice(PIECES[rng.below(PIECES.len())]);
+            } else {
+                random_run(&mut rng, &mut p, 1, 10);
+            }
+        }
+        paths.push(p);
+    }
+    let dialect = Dialect::Google;
+    let compile = |config: Config| {
+        let bytes = Compiler::with_config(config.dialect(dialect))
+            .compile(SPLIT_GROUP)
+            .expect("compiles");
+        AlignedBytes::from(&bytes[..])
+    };
+    let whole = compile(Config::new());
+    let whole = Rules::from_bytes(whole.as_bytes()).expect("loads");
+    let reference = whole.matcher("bot").expect("agent");
+    let allowed = paths
+        .iter()
+        .filter(|u| reference.explain(u).verdict().is_allow())
+        .count() as u64;
+    let mut variants = vec![("dfa".to_string(), compile(Config::new()))];
+    for states in [160, 80, 40, 20] {
+        let bytes = compile(Config::new().dfa_state_limit(states));
+        let rules = Rules::from_bytes(bytes.as_bytes()).expect("loads");
+        let parts = rules.groups().next().expect("a group").part_len();
+        if parts > 1
+            && !variants.iter().any(|v| v.0 == format!("{parts}parts"))
+        {
+            variants.push((format!("{parts}parts"), bytes));
+        }
+    }
+    let mut g = c.benchmark_group("split-walk");
+    g.throughput(Throughput::Elements(paths.len() as u64));
+    for (id, bytes) in &variants {
+        let rules = Rules::from_bytes(bytes.as_bytes()).expect("loads");
+        let m = rules.matcher("bot").expect("agent");
+        let parsed: Vec<MatchPath<'_>> =
+            paths.iter().map(|p| MatchPath::parse(p, dialect)).collect();
+        g.bench_function(id.as_str(), |b| {
+            b.iter(|| {
+                let n = black_box(&parsed)
+                    .iter()
+                    .filter(|&&p| m.decide_path(p).is_allow())
+                    .count() as u64;
+                assert_eq!(n, allowed, "split-walk/{id}");
+                n
+            })
+        });
+    }
+    g.finish();
 }
 
 fn config() -> Criterion {
