@@ -1034,17 +1034,16 @@ impl<'a> Matcher<'a> {
         match &self.engine {
             Engine::Dfa(dfa) => dfa.decide(path, dialect),
             Engine::Split(parts) => {
-                // Parts come in descending order of precedence: once no rule
-                // of the rest could change the verdict, stop.
                 // Two to four parts are walked in lockstep: their loads
                 // overlap, where one after the other each waits on its own
-                // (1.3-1.5x per path; a part walked although the ones before
-                // it settled the verdict cannot change it: its scores are at
-                // most its highest precedence). More parts are walked one by
-                // one, in descending order of precedence, each only while it
-                // could still change the verdict: with many parts that skip
-                // pays more than the overlap (10 parts walked four at a time
-                // were 1.1-1.3x slower; BENCHMARKS.md).
+                // (1.5x per path for three parts). A part walked although
+                // the ones before it settled the verdict cannot change it:
+                // its scores are at most its highest precedence. More parts
+                // are walked one by one, in descending order of precedence,
+                // each only while its rules could still change the
+                // verdict: with many parts that skip pays more than the
+                // overlap (10 parts walked four at a time were 1.1-1.4x
+                // slower; BENCHMARKS.md).
                 let max = |scores: &[(u32, u32)]| {
                     scores
                         .iter()
