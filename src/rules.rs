@@ -1049,17 +1049,19 @@ impl<'a> Matcher<'a> {
                         .iter()
                         .fold((0, 0), |(a, d), &(x, y)| (a.max(x), d.max(y)))
                 };
-                let (allow, disallow) = match &parts[..] {
-                    [a, b] => {
-                        max(&Dfa::scores_lockstep(&[*a, *b], path, dialect))
-                    }
-                    [a, b, c] => max(&Dfa::scores_lockstep(
-                        &[*a, *b, *c],
+                let (allow, disallow) = match parts.len() {
+                    2 => max(&Dfa::scores_lockstep(
+                        parts.first_chunk::<2>().expect("two parts"),
                         path,
                         dialect,
                     )),
-                    [a, b, c, d] => max(&Dfa::scores_lockstep(
-                        &[*a, *b, *c, *d],
+                    3 => max(&Dfa::scores_lockstep(
+                        parts.first_chunk::<3>().expect("three parts"),
+                        path,
+                        dialect,
+                    )),
+                    4 => max(&Dfa::scores_lockstep(
+                        parts.first_chunk::<4>().expect("four parts"),
                         path,
                         dialect,
                     )),

@@ -417,18 +417,19 @@ impl<'a> Dfa<'a> {
         path: MatchPath<'_>,
         dialect: Dialect,
     ) -> [(u32, u32); N] {
-        let narrow = parts.each_ref().map(|p| match p.table {
-            Table::U16(t) => Some(t),
-            Table::U32(_) => None,
-        });
-        let wide = parts.each_ref().map(|p| match p.table {
-            Table::U32(t) => Some(t),
-            Table::U16(_) => None,
-        });
-        let states = if narrow.iter().all(Option::is_some) {
-            lockstep(parts, narrow.map(|t| t.unwrap_or(&[])), path, dialect)
-        } else if wide.iter().all(Option::is_some) {
-            lockstep(parts, wide.map(|t| t.unwrap_or(&[])), path, dialect)
+        let narrow = |p: &Dfa<'_>| matches!(p.table, Table::U16(_));
+        let states = if parts.iter().all(narrow) {
+            let tables = parts.each_ref().map(|p| match p.table {
+                Table::U16(t) => t,
+                Table::U32(_) => &[],
+            });
+            lockstep(parts, tables, path, dialect)
+        } else if !parts.iter().any(narrow) {
+            let tables = parts.each_ref().map(|p| match p.table {
+                Table::U32(t) => t,
+                Table::U16(_) => &[],
+            });
+            lockstep(parts, tables, path, dialect)
         } else {
             return parts.each_ref().map(|p| p.scores(path, dialect));
         };
