@@ -66,56 +66,66 @@ pub(crate) fn push_literal_prefix(
     out: &mut Vec<u8>,
 ) {
     let mut i = 0;
-    while i < pattern.len() {
+    loop {
+        let run = plain_len(&pattern[i..], dialect);
+        out.extend_from_slice(&pattern[i..i + run]);
+        i += run;
+        if i == pattern.len() {
+            return;
+        }
         match tok_at(pattern, i, dialect) {
             (Some(Tok::Byte(b)), width) => {
                 out.push(b);
                 i += width;
             }
-            _ => break,
+            _ => return,
         }
     }
 }
 
-/// The longest run of literal octets after the pattern's first `*` (empty
-/// if there is none), appended to `out`: a path the pattern matches must
-/// contain it. Returns its length.
-pub(crate) fn push_required_literal(
+/// The length of the run of octets at the start of `s` that are literals
+/// whatever follows them: all but `*`, `$` and, in the rfc9309 dialect,
+/// `%` (a loop far cheaper per octet than [`tok_at`]).
+#[inline]
+fn plain_len(s: &[u8], dialect: Dialect) -> usize {
+    let percent = match dialect {
+        Dialect::Google => b'*',
+        Dialect::Rfc9309 => b'%',
+    };
+    s.iter()
+        .position(|&b| b == b'*' || b == b'$' || b == percent)
+        .unwrap_or(s.len())
+}
+
+/// Calls `f` with each pair of adjacent literal octets after the pattern's
+/// first `*` (a pair is never split by a `*`): a path the pattern matches
+/// contains every one of them.
+pub(crate) fn literal_pairs_after_star(
     pattern: &[u8],
     dialect: Dialect,
-    out: &mut Vec<u8>,
-) -> usize {
-    // The best run so far is out[base..base + best]; the current run is
-    // built after it and moved down when it wins.
-    let base = out.len();
-    let mut best = 0;
-    let mut after_star = false;
-    let mut i = 0;
+    mut f: impl FnMut(u8, u8),
+) {
+    // A `*` octet is always a wildcard (`%2A` is three other octets), so
+    // tokens start again right after the first one.
+    let Some(star) = pattern.iter().position(|&b| b == b'*') else {
+        return;
+    };
+    // The previous token, if it was a literal octet.
+    let mut prev = None;
+    let mut i = star + 1;
     while i < pattern.len() {
         let (tok, width) = tok_at(pattern, i, dialect);
-        match tok {
-            Some(Tok::Byte(b)) if after_star => out.push(b),
-            Some(Tok::Byte(_)) | None => {}
-            Some(Tok::Star) => {
-                keep_longer(out, base, &mut best);
-                after_star = true;
+        prev = match tok {
+            Some(Tok::Byte(b)) => {
+                if let Some(a) = prev {
+                    f(a, b);
+                }
+                Some(b)
             }
-        }
+            Some(Tok::Star) | None => None,
+        };
         i += width;
     }
-    keep_longer(out, base, &mut best);
-    best
-}
-
-/// Of the best run `out[base..base + best]` and the run after it, keeps
-/// the longer at `base`.
-fn keep_longer(out: &mut Vec<u8>, base: usize, best: &mut usize) {
-    let run = out.len() - base - *best;
-    if run > *best {
-        out.copy_within(base + *best.., base);
-        *best = run;
-    }
-    out.truncate(base + *best);
 }
 
 #[cfg(feature = "compile")]
@@ -197,20 +207,69 @@ mod tests {
     }
 
     #[test]
-    fn required_literals() {
-        let req = |p: &[u8], d| {
-            let mut out = b"keep".to_vec();
-            let n = push_required_literal(p, d, &mut out);
-            assert_eq!(&out[..4], b"keep");
-            assert_eq!(out.len(), 4 + n);
-            out[4..].to_vec()
+    fn literal_pairs() {
+        let pairs = |p: &[u8], d| {
+            let mut out = Vec::new();
+            literal_pairs_after_star(p, d, |a, b| out.push([a, b]));
+            out
         };
-        assert_eq!(req(b"/a/b", Dialect::Google), b"");
-        assert_eq!(req(b"/a*.php$", Dialect::Google), b".php");
-        assert_eq!(req(b"/*x*yz*w", Dialect::Google), b"yz");
-        assert_eq!(req(b"*%2Aab", Dialect::Rfc9309), b"*ab");
-        assert_eq!(req(b"*%2Aab", Dialect::Google), b"%2Aab");
-        assert_eq!(req(b"/**", Dialect::Google), b"");
+        assert_eq!(pairs(b"/a/b", Dialect::Google), [[0u8; 2]; 0]);
+        assert_eq!(pairs(b"/a*.ph$", Dialect::Google), [*b".p", *b"ph"]);
+        assert_eq!(pairs(b"/*x*yz*w", Dialect::Google), [*b"yz"]);
+        assert_eq!(pairs(b"*%2Aab", Dialect::Rfc9309), [*b"*a", *b"ab"]);
+        assert_eq!(pairs(b"*%2A", Dialect::Google), [*b"%2", *b"2A"]);
+        assert_eq!(pairs(b"/**", Dialect::Google), [[0u8; 2]; 0]);
+    }
+
+    /// The prefix and the pairs against a token-by-token reading, on
+    /// every pattern of up to five octets over the octets that matter.
+    #[test]
+    fn prefix_and_pairs_agree_with_the_tokens() {
+        let mut patterns = vec![Vec::new()];
+        for _ in 0..5 {
+            let longer: Vec<Vec<u8>> = patterns
+                .iter()
+                .flat_map(|p| {
+                    b"/a*$%2A4".iter().map(|&b| [&p[..], &[b]].concat())
+                })
+                .collect();
+            patterns.extend(longer);
+            patterns.sort();
+            patterns.dedup();
+        }
+        for d in [Dialect::Google, Dialect::Rfc9309] {
+            for p in &patterns {
+                let mut toks = Vec::new();
+                let mut i = 0;
+                while i < p.len() {
+                    let (tok, width) = tok_at(p, i, d);
+                    toks.push(tok);
+                    i += width;
+                }
+                let prefix: Vec<u8> = toks
+                    .iter()
+                    .map_while(|t| match t {
+                        Some(Tok::Byte(b)) => Some(*b),
+                        _ => None,
+                    })
+                    .collect();
+                assert_eq!(literal_prefix(p, d), prefix, "{d:?} {p:?}");
+                let after = toks.iter().skip_while(|t| **t != Some(Tok::Star));
+                let after: Vec<_> = after.collect();
+                let want: Vec<[u8; 2]> = after
+                    .windows(2)
+                    .filter_map(|w| match (w[0], w[1]) {
+                        (Some(Tok::Byte(a)), Some(Tok::Byte(b))) => {
+                            Some([*a, *b])
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                let mut got = Vec::new();
+                literal_pairs_after_star(p, d, |a, b| got.push([a, b]));
+                assert_eq!(got, want, "{d:?} {p:?}");
+            }
+        }
     }
 
     #[test]

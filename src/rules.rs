@@ -10,7 +10,7 @@ use std::sync::Arc;
 use crate::agent::check_product_token;
 use crate::dfa::{Dfa, decide_lanes, decide_lanes_one};
 use crate::dialect::Dialect;
-use crate::direct::PrefixIndex;
+use crate::direct::{Pairs, PrefixIndex};
 use crate::error::{AgentError, LoadError};
 use crate::url::MatchPath;
 use crate::verdict::{RuleKind, Verdict};
@@ -112,27 +112,9 @@ enum Engine<'a> {
 struct DirectIndex {
     trie: PrefixIndex,
     entries: Vec<(u32, Option<Vec<u8>>)>,
-    /// Per entry, octets a matching path must contain (after the first
-    /// `*`; checked before the full match, when there are at least two):
-    /// a range of `required_octets`.
-    required: Vec<(u32, u32)>,
-    required_octets: Vec<u8>,
-}
-
-/// Whether `needle` (at least one octet) occurs in `path`: the first
-/// octet's occurrences (memchr), each checked in place. Paths are short,
-/// so this beats building a substring searcher per path (the one-shot
-/// `memmem::find`) and holding one per rule (a prebuilt
-/// `memmem::Finder` took 70 MB on the corpus bundle).
-#[inline]
-fn contains(path: &[u8], needle: &[u8]) -> bool {
-    let (&first, rest) = needle.split_first().expect("a needle");
-    let last_start = match path.len().checked_sub(needle.len()) {
-        Some(k) => k,
-        None => return false,
-    };
-    memchr::memchr_iter(first, &path[..=last_start])
-        .any(|i| path[i + 1..].starts_with(rest))
+    /// Per entry, the pairs of literal octets after its first `*`: a path
+    /// that lacks one cannot match it.
+    pairs: Vec<Pairs>,
 }
 
 /// The decision procedure for one agent, ready to decide URLs.
@@ -807,19 +789,16 @@ impl<'a> Rules<'a> {
             None => rules[*i as usize].pattern,
         });
         let trie = PrefixIndex::new(patterns.clone(), self.dialect);
-        let mut required_octets = Vec::new();
-        let required = patterns
+        let pairs = patterns
             .map(|p| {
-                let start = required_octets.len();
-                let n = pattern::push_required_literal(
-                    p,
-                    self.dialect,
-                    &mut required_octets,
-                );
-                (start as u32, n as u32)
+                let mut pairs = Pairs::default();
+                pattern::literal_pairs_after_star(p, self.dialect, |a, b| {
+                    pairs.add(a, b)
+                });
+                pairs
             })
             .collect();
-        DirectIndex { trie, entries, required, required_octets }
+        DirectIndex { trie, entries, pairs }
     }
 
     /// Facts about every compiled group.
@@ -1430,11 +1409,16 @@ impl<'a> Matcher<'a> {
         match index {
             Some(index) => {
                 let start = self.rules.groups.get(g, 1) as usize;
+                // The path's pairs, found for the first candidate that has
+                // pairs to check.
+                let mut have = None;
                 index.trie.candidates(path, |e| {
-                    let (at, len) = index.required[e as usize];
-                    let required = &index.required_octets
-                        [at as usize..(at + len) as usize];
-                    if required.len() > 1 && !contains(path, required) {
+                    let need = index.pairs[e as usize];
+                    if !need.is_empty()
+                        && !have
+                            .get_or_insert_with(|| Pairs::of(path))
+                            .covers(need)
+                    {
                         return;
                     }
                     let (i, alias) = &index.entries[e as usize];
@@ -1586,44 +1570,4 @@ fn cmp_ignore_case(a: &[u8], b: &[u8]) -> core::cmp::Ordering {
     let a = a.iter().map(u8::to_ascii_lowercase);
     let b = b.iter().map(u8::to_ascii_lowercase);
     a.cmp(b)
-}
-
-#[cfg(test)]
-mod tests {
-    /// `contains` against the naive search, on every needle and path of
-    /// up to four octets over a small alphabet.
-    #[test]
-    fn contains_is_a_substring_search() {
-        let all = |n: usize| -> Vec<Vec<u8>> {
-            let mut out = vec![Vec::new()];
-            for _ in 0..n {
-                let next: Vec<Vec<u8>> = out
-                    .iter()
-                    .flat_map(|s| {
-                        b"ab/".iter().map(move |&b| {
-                            let mut t = s.clone();
-                            t.push(b);
-                            t
-                        })
-                    })
-                    .collect();
-                out.extend(next);
-            }
-            out.sort();
-            out.dedup();
-            out
-        };
-        let (paths, needles) = (all(5), all(3));
-        for needle in needles.iter().filter(|n| !n.is_empty()) {
-            for path in &paths {
-                let want =
-                    path.windows(needle.len()).any(|w| w == &needle[..]);
-                assert_eq!(
-                    super::contains(path, needle),
-                    want,
-                    "{path:?} {needle:?}"
-                );
-            }
-        }
-    }
 }
