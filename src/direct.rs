@@ -52,10 +52,18 @@ impl PrefixIndex {
                 .then_with(|| index.prefix(a).cmp(index.prefix(b)))
                 .then(a.2.cmp(&b.2))
         });
-        PrefixIndex {
-            spans: keyed.into_iter().map(|(_, s)| s).collect(),
-            ..index
-        }
+        // The prefixes laid out in sorted order, so that a search reads
+        // neighbouring octets.
+        let mut octets = Vec::with_capacity(index.octets.len());
+        let spans = keyed
+            .into_iter()
+            .map(|(_, s)| {
+                let at = octets.len() as u32;
+                octets.extend_from_slice(index.prefix(&s));
+                (at, s.1, s.2)
+            })
+            .collect();
+        PrefixIndex { octets, spans }
     }
 
     /// A prefix's first 16 octets, zero-padded, as a big-endian number.
@@ -88,8 +96,16 @@ impl PrefixIndex {
             let b = path[k];
             let at = |s: &(u32, u32, u32)| self.octets[(s.0 as usize) + k];
             let range = &self.spans[lo..hi];
+            // Sorted: the first and last entries bound the range's octets
+            // at `k`, and often settle it without a search (entries share
+            // long prefixes: `/wiki/Special:...`).
+            match (at(&range[0]), at(&range[range.len() - 1])) {
+                (first, last) if first == b && last == b => continue,
+                (first, last) if b < first || last < b => return,
+                _ => {}
+            }
             let start = range.partition_point(|s| at(s) < b);
-            let end = range.partition_point(|s| at(s) <= b);
+            let end = start + range[start..].partition_point(|s| at(s) <= b);
             (lo, hi) = (lo + start, lo + end);
         }
     }
