@@ -44,8 +44,9 @@ use criterion::{
     Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
 };
 use robofilter::{
-    AlignedBytes, Bundle, BundleBuilder, Compiler, Config, Dialect, Fetch,
-    HostRules, MatchPath, Matcher, RobotsTxt, Rules, Verdict,
+    AlignedBytes, Bundle, BundleBuilder, Compiler, Config, Dialect,
+    EngineKind, Fetch, HostRules, MatchPath, Matcher, RobotsTxt, Rules,
+    Verdict,
 };
 
 /// The agents decided in every corpus: one named in the sample and in most
@@ -397,6 +398,7 @@ fn bench_corpus(c: &mut Criterion, corpus: &Corpus) {
         g.finish();
 
         bench_walk(c, &m, &list, allowed, &id);
+        bench_direct(c, corpus, agent, &list, allowed, &id);
 
         let mut g = c.benchmark_group("filter");
         g.throughput(Throughput::Elements(urls));
@@ -503,6 +505,51 @@ fn bench_walk(
                 n += out.iter().filter(|v| v.is_allow()).count() as u64;
             }
             assert_eq!(n, allowed, "walk {id}/batch");
+            n
+        })
+    });
+    g.finish();
+}
+
+/// `direct/<id>/{matcher,path}`: the direct matcher, the engine of groups
+/// over the automaton budget, on the same rules compiled with no work
+/// budget for automata: building a matcher (its candidate filter: prefixes sorted,
+/// octet pairs hashed) and deciding each path with it.
+fn bench_direct(
+    c: &mut Criterion,
+    corpus: &Corpus,
+    agent: &str,
+    list: &[&[u8]],
+    allowed: u64,
+    id: &str,
+) {
+    let config = Config::new().dialect(corpus.dialect).file_work_limit(1);
+    let bytes = Compiler::with_config(config)
+        .compile(&corpus.robots)
+        .expect("compiles");
+    let bytes = AlignedBytes::from(&bytes[..]);
+    let rules = Rules::from_bytes(bytes.as_bytes()).expect("loads");
+    let m = rules.matcher(agent).expect("all agents compiled");
+    let engine =
+        m.group().and_then(|g| rules.groups().nth(g)).map(|g| g.engine());
+    if engine != Some(EngineKind::Direct) {
+        eprintln!("skipping direct/{id}: its group's engine is {engine:?}");
+        return;
+    }
+    let paths: Vec<MatchPath<'_>> =
+        list.iter().map(|u| MatchPath::parse(u, m.dialect())).collect();
+    let mut g = c.benchmark_group("direct");
+    g.bench_function(format!("{id}/matcher"), |b| {
+        b.iter(|| rules.matcher(black_box(agent)).expect("agent"))
+    });
+    g.throughput(Throughput::Elements(paths.len() as u64));
+    g.bench_function(format!("{id}/path"), |b| {
+        b.iter(|| {
+            let n = black_box(&paths)
+                .iter()
+                .filter(|&&p| m.decide_path(p).is_allow())
+                .count() as u64;
+            assert_eq!(n, allowed, "direct/{id}/path");
             n
         })
     });
