@@ -40,8 +40,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use criterion::measurement::WallTime;
 use criterion::{
-    Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
+    BenchmarkGroup, Criterion, SamplingMode, Throughput, criterion_group,
+    criterion_main,
 };
 use robofilter::{
     AlignedBytes, Bundle, BundleBuilder, Compiler, Config, Dialect,
@@ -468,6 +470,27 @@ fn bench_lines(c: &mut Criterion, corpus: &Corpus) {
     g.finish();
 }
 
+/// Times [`Matcher::decide_path`] over `paths` as `id` in `g`, asserting
+/// that `allowed` of them are allowed.
+fn bench_paths(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    id: &str,
+    m: &Matcher<'_>,
+    paths: &[MatchPath<'_>],
+    allowed: u64,
+) {
+    g.bench_function(id, |b| {
+        b.iter(|| {
+            let n = black_box(paths)
+                .iter()
+                .filter(|&&p| m.decide_path(p).is_allow())
+                .count() as u64;
+            assert_eq!(n, allowed, "{id}");
+            n
+        })
+    });
+}
+
 /// Paths per call of the batch API in the `walk` benchmarks.
 const BATCH: usize = 64;
 
@@ -485,16 +508,7 @@ fn bench_walk(
         list.iter().map(|u| MatchPath::parse(u, m.dialect())).collect();
     let mut g = c.benchmark_group("walk");
     g.throughput(Throughput::Elements(paths.len() as u64));
-    g.bench_function(format!("{id}/path"), |b| {
-        b.iter(|| {
-            let n = black_box(&paths)
-                .iter()
-                .filter(|&&p| m.decide_path(p).is_allow())
-                .count() as u64;
-            assert_eq!(n, allowed, "walk {id}/path");
-            n
-        })
-    });
+    bench_paths(&mut g, &format!("{id}/path"), m, &paths, allowed);
     let mut out = [Verdict::Allow; BATCH];
     g.bench_function(format!("{id}/batch"), |b| {
         b.iter(|| {
@@ -543,16 +557,7 @@ fn bench_direct(
         b.iter(|| rules.matcher(black_box(agent)).expect("agent"))
     });
     g.throughput(Throughput::Elements(paths.len() as u64));
-    g.bench_function(format!("{id}/path"), |b| {
-        b.iter(|| {
-            let n = black_box(&paths)
-                .iter()
-                .filter(|&&p| m.decide_path(p).is_allow())
-                .count() as u64;
-            assert_eq!(n, allowed, "direct/{id}/path");
-            n
-        })
-    });
+    bench_paths(&mut g, &format!("{id}/path"), &m, &paths, allowed);
     g.finish();
 }
 
@@ -1067,16 +1072,7 @@ fn bench_split_walk(c: &mut Criterion) {
         let m = rules.matcher("bot").expect("agent");
         let parsed: Vec<MatchPath<'_>> =
             paths.iter().map(|p| MatchPath::parse(p, dialect)).collect();
-        g.bench_function(id.as_str(), |b| {
-            b.iter(|| {
-                let n = black_box(&parsed)
-                    .iter()
-                    .filter(|&&p| m.decide_path(p).is_allow())
-                    .count() as u64;
-                assert_eq!(n, allowed, "split-walk/{id}");
-                n
-            })
-        });
+        bench_paths(&mut g, id, &m, &parsed, allowed);
     }
     g.finish();
 }

@@ -179,19 +179,7 @@ mod tests {
     /// Against the definition, on every path over a small alphabet.
     #[test]
     fn candidates_match_a_linear_scan() {
-        let alphabet = [b'/', b'a', b'b', b'*'];
-        let mut words: Vec<Vec<u8>> = vec![Vec::new()];
-        for _ in 0..4 {
-            let longer: Vec<Vec<u8>> = words
-                .iter()
-                .flat_map(|w| {
-                    alphabet.iter().map(move |&c| [&w[..], &[c]].concat())
-                })
-                .collect();
-            words.extend(longer);
-            words.sort();
-            words.dedup();
-        }
+        let words = pattern::words(b"/ab*", 4);
         let patterns: Vec<&[u8]> = words.iter().map(Vec::as_slice).collect();
         let index =
             PrefixIndex::new(patterns.iter().copied(), Dialect::Google);
@@ -214,22 +202,8 @@ mod tests {
     /// three octets and path of up to five over a small alphabet.
     #[test]
     fn pairs_never_drop_a_containing_path() {
-        let all = |n: usize| -> Vec<Vec<u8>> {
-            let mut out = vec![Vec::new()];
-            for _ in 0..n {
-                let next: Vec<Vec<u8>> = out
-                    .iter()
-                    .flat_map(|s| {
-                        b"ab/%".iter().map(|&b| [&s[..], &[b]].concat())
-                    })
-                    .collect();
-                out.extend(next);
-                out.sort();
-                out.dedup();
-            }
-            out
-        };
-        let (paths, needles) = (all(5), all(3));
+        let (paths, needles) =
+            (pattern::words(b"ab/%", 5), pattern::words(b"ab/%", 3));
         let mut dropped = 0;
         for needle in &needles {
             for path in &paths {

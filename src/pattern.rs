@@ -198,6 +198,23 @@ pub(crate) fn index_html_alias(pattern: &[u8]) -> Option<Vec<u8>> {
     Some(derived)
 }
 
+/// Every string of at most `max_len` octets over `alphabet`, sorted: the
+/// exhaustive inputs of this module's and `direct.rs`'s tests.
+#[cfg(test)]
+pub(crate) fn words(alphabet: &[u8], max_len: usize) -> Vec<Vec<u8>> {
+    let mut words = vec![Vec::new()];
+    for _ in 0..max_len {
+        let longer: Vec<Vec<u8>> = words
+            .iter()
+            .flat_map(|w| alphabet.iter().map(|&b| [&w[..], &[b]].concat()))
+            .collect();
+        words.extend(longer);
+        words.sort();
+        words.dedup();
+    }
+    words
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,18 +242,7 @@ mod tests {
     /// every pattern of up to five octets over the octets that matter.
     #[test]
     fn prefix_and_pairs_agree_with_the_tokens() {
-        let mut patterns = vec![Vec::new()];
-        for _ in 0..5 {
-            let longer: Vec<Vec<u8>> = patterns
-                .iter()
-                .flat_map(|p| {
-                    b"/a*$%2A4".iter().map(|&b| [&p[..], &[b]].concat())
-                })
-                .collect();
-            patterns.extend(longer);
-            patterns.sort();
-            patterns.dedup();
-        }
+        let patterns = words(b"/a*$%2A4", 5);
         for d in [Dialect::Google, Dialect::Rfc9309] {
             for p in &patterns {
                 let mut toks = Vec::new();
