@@ -88,12 +88,9 @@ pub(crate) fn push_literal_prefix(
 /// `%` (a loop far cheaper per octet than [`tok_at`]).
 #[inline]
 fn plain_len(s: &[u8], dialect: Dialect) -> usize {
-    let percent = match dialect {
-        Dialect::Google => b'*',
-        Dialect::Rfc9309 => b'%',
-    };
+    let escapes = dialect == Dialect::Rfc9309;
     s.iter()
-        .position(|&b| b == b'*' || b == b'$' || b == percent)
+        .position(|&b| b == b'*' || b == b'$' || (escapes && b == b'%'))
         .unwrap_or(s.len())
 }
 
