@@ -141,13 +141,27 @@ fn serve(
         let e = p.entry(host.clone()).or_default();
         *e = (*e).max(n);
     }
+    // A request stops counting as in flight when its whole response is
+    // about to be written: the client cannot send its next request to the
+    // host before reading this one, so that request can never be counted
+    // while this one still is (counting after the write let a descheduled
+    // server thread see a host's requests overlap that never did).
+    let done = || {
+        let mut f = inflight.lock().unwrap();
+        *f.0.get_mut(&host).unwrap() -= 1;
+        f.1 -= 1;
+    };
     match h(&req) {
         Action::Raw(bytes) => {
+            done();
             let _ = s.write_all(&bytes);
+            return;
         }
         Action::Delay(d, bytes) => {
             thread::sleep(d);
+            done();
             let _ = s.write_all(&bytes);
+            return;
         }
         Action::Hang => thread::sleep(Duration::from_secs(30)),
         Action::Stream { head, total, written } => {
@@ -163,9 +177,7 @@ fn serve(
             let _ = written.send(n);
         }
     }
-    let mut f = inflight.lock().unwrap();
-    *f.0.get_mut(&host).unwrap() -= 1;
-    f.1 -= 1;
+    done();
 }
 
 /// A whole response with Content-Length, closing the connection.
