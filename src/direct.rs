@@ -42,9 +42,11 @@ impl PrefixIndex {
             spans.push((start as u32, len as u32, i as u32));
         }
         let index = PrefixIndex { octets, spans: Vec::new() };
-        // Sorted by the first 16 octets (zero-padded, which orders as the
-        // prefixes do), then by the whole prefix, then by entry: the order
-        // of a stable sort by prefix, with far fewer slice comparisons.
+        // Sorted by the first 16 octets as a number, then by the whole
+        // prefix, then by entry: the order of a stable sort by prefix, with
+        // far fewer slice comparisons. Zero padding never orders two
+        // prefixes wrongly, but leaves ties (`a` and `a\0`, or prefixes
+        // that differ only after 16 octets) for the slices to settle.
         let mut keyed: Vec<(u128, (u32, u32, u32))> =
             spans.into_iter().map(|s| (index.head(&s), s)).collect();
         keyed.sort_unstable_by(|(ha, a), (hb, b)| {
@@ -196,6 +198,33 @@ mod tests {
                 })
                 .collect();
             assert_eq!(got, want, "{:?}", path.escape_ascii());
+        }
+    }
+
+    /// The sort's ties: prefixes that share 16 octets or more, and prefixes
+    /// that differ only by trailing NUL octets (the same 16-octet head).
+    #[test]
+    fn candidates_match_a_linear_scan_past_sixteen_octets() {
+        let stem = b"/aaaaaaaaaaaaaaa";
+        let tails = pattern::words(b"a\0/", 3);
+        // In reverse order, so that entry order never settles a tie.
+        let words: Vec<Vec<u8>> = tails
+            .iter()
+            .rev()
+            .flat_map(|t| [[&stem[..], t].concat(), t.clone()])
+            .collect();
+        let patterns: Vec<&[u8]> = words.iter().map(Vec::as_slice).collect();
+        for dialect in [Dialect::Google, Dialect::Rfc9309] {
+            let index = PrefixIndex::new(patterns.iter().copied(), dialect);
+            for path in &words {
+                let mut got = Vec::new();
+                index.candidates(path, |e| got.push(e as usize));
+                got.sort();
+                let want: Vec<usize> = (0..patterns.len())
+                    .filter(|&i| path.starts_with(patterns[i]))
+                    .collect();
+                assert_eq!(got, want, "{:?}", path.escape_ascii());
+            }
         }
     }
 

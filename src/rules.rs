@@ -1340,8 +1340,8 @@ impl<'a> Matcher<'a> {
 
     /// The direct engine's verdict, without allocating for paths of up to
     /// 1 KiB, and without copying the path where the URL holds its
-    /// matchable octets as they are (the google dialect, a path that
-    /// starts with `/`).
+    /// matchable octets as they are (the google dialect, a path with no
+    /// lead slash to add).
     fn direct_verdict(
         &self,
         path: MatchPath<'_>,
