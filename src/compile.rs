@@ -875,19 +875,11 @@ mod tests {
         assert!(split.groups().next().unwrap().part_len() > 1);
         let (f, s) =
             (full.matcher("bot").unwrap(), split.matcher("bot").unwrap());
-        let alphabet = [b'a', b'b', b'x', b'y', b'/'];
-        // Every path over the alphabet up to length 6.
-        let mut paths: Vec<Vec<u8>> = vec![b"/".to_vec()];
-        for _ in 0..5 {
-            let longer: Vec<Vec<u8>> = paths
-                .iter()
-                .filter(|p| p.len() == paths.last().unwrap().len())
-                .flat_map(|p| {
-                    alphabet.iter().map(move |&b| [&p[..], &[b]].concat())
-                })
-                .collect();
-            paths.extend(longer);
-        }
+        // Every path of `/` and up to five octets over a small alphabet.
+        let paths: Vec<Vec<u8>> = crate::pattern::words(b"abxy/", 5)
+            .into_iter()
+            .map(|w| [&b"/"[..], &w].concat())
+            .collect();
         for p in &paths {
             let url = [b"http://h", &p[..]].concat();
             assert_eq!(
