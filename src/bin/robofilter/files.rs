@@ -103,6 +103,44 @@ pub fn open(path: &Path, what: &str) -> Result<(File, Option<u64>)> {
     Ok((file, len))
 }
 
+/// A regular file read to its end, which fails if the end comes before
+/// the length the file had when it was opened: a file cut (rewritten in
+/// place) underneath the run would otherwise look complete, and the run
+/// would succeed on part of it. A file that grows is read as far as it
+/// goes.
+pub struct Whole<R> {
+    inner: R,
+    /// The length when opened.
+    len: u64,
+    /// How many octets were read.
+    read: u64,
+}
+
+impl<R: Read> Whole<R> {
+    /// `inner`, a file `len` octets long when it was opened.
+    pub fn new(inner: R, len: u64) -> Whole<R> {
+        Whole { inner, len, read: 0 }
+    }
+}
+
+impl<R: Read> Read for Whole<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read += n as u64;
+        if n == 0 && !buf.is_empty() && self.read < self.len {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!(
+                    "the file shrank from {} octets to {} while it was read \
+                     (rewritten in place?); run again once it is complete",
+                    self.len, self.read
+                ),
+            ));
+        }
+        Ok(n)
+    }
+}
+
 /// Reads all of `path` (`-`: stdin) into memory. Rules files and bundles
 /// are read so: they are checked when loaded, and a copy cannot change
 /// (or vanish, raising SIGBUS) underneath the run as a mapped file can, so
@@ -984,5 +1022,23 @@ mod tests {
                 assert_eq!(got.as_bytes().as_ptr() as usize % 8, 0);
             }
         }
+    }
+
+    /// A file read to an end short of its length at open fails, naming
+    /// both lengths; a whole or a grown one reads to its end.
+    #[test]
+    fn whole_fails_on_a_file_cut_underneath() {
+        let data = b"http://x/a\nhttp://x/b\n";
+        for len in [0, 5, data.len() as u64] {
+            let mut got = Vec::new();
+            Whole::new(&data[..], len).read_to_end(&mut got).unwrap();
+            assert_eq!(got, data);
+        }
+        let mut got = Vec::new();
+        let err = Whole::new(&data[..], 100).read_to_end(&mut got);
+        let err = err.unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
+        assert!(err.to_string().contains("shrank from 100 octets to 22"));
+        assert_eq!(got, data);
     }
 }

@@ -294,7 +294,8 @@ impl Input {
         match self {
             Input::Stream(r) => Ok(r),
             Input::File { .. } => {
-                let (file, _) = files::open(path, "URL list")?;
+                let (file, len) = files::open(path, "URL list")?;
+                let file = files::Whole::new(file, len.unwrap_or(0));
                 let reader = Box::new(io::BufReader::new(file));
                 decompress(reader, &files::display(path))
             }
