@@ -13,6 +13,8 @@ Exit status:
      usage error
   130, 143, 129  interrupted by SIGINT, SIGTERM or SIGHUP: a temporary
      output file is removed and the previous output is left unchanged
+  135  a memory-mapped URL list was cut underneath the run (SIGBUS), with
+     the same clean-up (a cut seen between reads is status 2)
 
 Data goes to stdout, diagnostics and summaries to stderr as
 `robofilter: <message>`. A closed stdout pipe (`| head`) ends the run

@@ -132,13 +132,92 @@ impl<R: Read> Read for Whole<R> {
                 io::ErrorKind::UnexpectedEof,
                 format!(
                     "the file shrank from {} octets to {} while it was read \
-                     (rewritten in place?); run again once it is complete",
+                     (rewritten in place?): stopped; an output file (-o) is \
+                     left as it was. Run again once the list is complete.",
                     self.len, self.read
                 ),
             ));
         }
         Ok(n)
     }
+}
+
+/// A window of a memory-mapped URL list: its octets from an offset on.
+pub struct Window {
+    map: memmap2::Mmap,
+    /// Where the window's data starts in `map` (which starts on a page).
+    skip: usize,
+    /// The file offset of the window's end.
+    end: u64,
+}
+
+impl Window {
+    /// The window's octets.
+    pub fn data(&self) -> &[u8] {
+        &self.map[self.skip..]
+    }
+
+    /// The file offset just past the window.
+    pub fn end(&self) -> u64 {
+        self.end
+    }
+}
+
+/// Maps octets `offset..` of `file` (a URL list named `name`, `len` octets
+/// long when the run opened it), at least `min_len` of them or up to
+/// `len`, read-only; pages are read in now, and the next window's are
+/// asked for. Fails when the file is now shorter than `len`: it was cut
+/// (rewritten in place) underneath the run. A cut after this check raises
+/// SIGBUS when a page past the new end is read, which [`stop_on_sigbus`]
+/// turns into a stop that removes the run's temporary output.
+#[allow(unsafe_code)]
+pub fn map_window(
+    file: &File,
+    offset: u64,
+    min_len: usize,
+    len: u64,
+    name: &str,
+) -> Result<Window> {
+    const PAGE: u64 = 1 << 12;
+    let now = file
+        .metadata()
+        .with_context(|| format!("cannot stat URL list '{name}'"))?
+        .len();
+    if now < len {
+        bail!(
+            "URL list '{name}' shrank from {len} octets to {now} while it was \
+             read (rewritten in place?): stopped; an output file (-o) is \
+             left as it was. Run again once the list is complete."
+        );
+    }
+    stop_on_sigbus();
+    let start = offset - offset % PAGE;
+    let skip = (offset - start) as usize;
+    let end = len.min(offset.saturating_add(min_len as u64));
+    let map_len = usize::try_from(end - start)
+        .context("a URL list window larger than memory")?;
+    // SAFETY: the map is only read, as octets, for as long as `Window`
+    // lives. Another process may write to the file meanwhile: the lines
+    // read then are its new octets, as with `read`. One that cuts the
+    // file makes a read past the new end raise SIGBUS (see above), never
+    // return wrong octets.
+    let map = unsafe {
+        memmap2::MmapOptions::new()
+            .offset(start)
+            .len(map_len)
+            .populate()
+            .map(file)
+    }
+    .with_context(|| format!("cannot map URL list '{name}'"))?;
+    // Start reading the next window from disk while this one is decided.
+    let next = end..len.min(end.saturating_add(min_len as u64));
+    let _ = rustix::fs::fadvise(
+        file,
+        next.start,
+        std::num::NonZeroU64::new(next.end - next.start),
+        rustix::fs::Advice::WillNeed,
+    );
+    Ok(Window { map, skip, end })
 }
 
 /// Reads all of `path` (`-`: stdin) into memory. Rules files and bundles
@@ -601,6 +680,7 @@ impl AtomicFile {
                     f.persist(&target).map(drop).map_err(|e| e.error)
                 });
                 temps.retain(|p| *p != tmp);
+                signal_safe::remove(&tmp);
                 result.with_context(what)
             }
         }
@@ -649,6 +729,7 @@ impl Drop for AtomicFile {
             let (file, _) = file.into_parts();
             drop(file);
             temps.retain(|p| *p != path);
+            signal_safe::remove(&path);
         }
     }
 }
@@ -724,6 +805,7 @@ fn temp_file(
     })?;
     temps.push(file.path().to_path_buf());
     drop(temps);
+    signal_safe::add(file.path());
     if let Some(old) = existing {
         #[cfg(unix)]
         {
@@ -737,6 +819,7 @@ fn temp_file(
         if let Err(e) = kept {
             let tmp = file.path().to_path_buf();
             temp_registry().retain(|p| *p != tmp);
+            signal_safe::remove(&tmp);
             return Err(e).with_context(|| {
                 format!(
                     "cannot give the new output '{}' the permissions of the \
@@ -788,6 +871,24 @@ fn temp_registry() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
     TEMPS.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Removes the registered temporary files and directories; the registry
+/// is returned locked, to be held until the exit: no rename or new
+/// temporary file after this point.
+fn remove_temps() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    let temps = temp_registry();
+    for tmp in temps.iter() {
+        match fs::symlink_metadata(tmp) {
+            Ok(m) if m.is_dir() => {
+                let _ = fs::remove_dir_all(tmp);
+            }
+            _ => {
+                let _ = fs::remove_file(tmp);
+            }
+        }
+    }
+    temps
+}
+
 /// From the first call on, SIGINT, SIGTERM and SIGHUP remove the
 /// registered temporary files and end the run with status 128 + the
 /// signal's number (130, 143, 129), as a shell reports a death by signal.
@@ -811,23 +912,132 @@ fn cleanup_on_signals() {
             };
             std::thread::spawn(move || {
                 if let Some(signo) = signals.forever().next() {
-                    // Held until the exit: no rename or new temporary
-                    // file after this point.
-                    let temps = temp_registry();
-                    for tmp in temps.iter() {
-                        match fs::symlink_metadata(tmp) {
-                            Ok(m) if m.is_dir() => {
-                                let _ = fs::remove_dir_all(tmp);
-                            }
-                            _ => {
-                                let _ = fs::remove_file(tmp);
-                            }
-                        }
-                    }
+                    let _temps = remove_temps();
                     std::process::exit(128 + signo);
                 }
             });
         });
+    }
+}
+
+/// From the first call on, SIGBUS (a memory-mapped URL list cut
+/// underneath the run, see [`map_window`]) removes the temporary output
+/// files, says why on stderr and ends the run with status 135 (128 +
+/// SIGBUS), all inside the handler: the faulting read cannot go on, and
+/// the handler Rust's runtime installs would end the run with no word.
+#[allow(unsafe_code)]
+fn stop_on_sigbus() {
+    use signal_hook::consts::SIGBUS;
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        const WHY: &[u8] = b"robofilter: a memory-mapped URL list was cut \
+            (rewritten in place?) while it was read (SIGBUS): stopped; an \
+            output file (-o) is left as it was. Run again once the list is \
+            complete.\n";
+        let stop = || {
+            // SAFETY: fd 2 is only written to; a closed one fails the
+            // write, which is then skipped.
+            let stderr = unsafe { std::os::fd::BorrowedFd::borrow_raw(2) };
+            let _ = rustix::io::write(stderr, WHY);
+            signal_safe::remove_all();
+            signal_hook::low_level::exit(128 + SIGBUS);
+        };
+        // SAFETY: `stop` only makes async-signal-safe system calls
+        // (write, unlink, _exit) on memory that is never freed, and
+        // neither allocates nor takes a lock.
+        if let Err(e) =
+            unsafe { signal_hook::low_level::register(SIGBUS, stop) }
+        {
+            diag!(
+                "robofilter: warning: cannot catch SIGBUS ({e}): a URL list \
+                 cut underneath the run would end it with no message"
+            );
+        }
+    });
+}
+
+/// The temporary output files' names where a signal handler may read
+/// them: in fixed slots, as C strings that are never freed (a name is
+/// leaked when its file is committed or dropped; one per output file), so
+/// that [`stop_on_sigbus`] needs neither a lock nor an allocation.
+mod signal_safe {
+    use std::ffi::{CStr, CString, c_char};
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::Path;
+    use std::ptr;
+    use std::sync::atomic::{AtomicPtr, Ordering};
+
+    /// More outputs at once than this (no command has them) are not
+    /// removed on SIGBUS.
+    const SLOTS: usize = 8;
+
+    static NAMES: [AtomicPtr<c_char>; SLOTS] =
+        [const { AtomicPtr::new(ptr::null_mut()) }; SLOTS];
+
+    /// Registers the temporary file `path`.
+    pub fn add(path: &Path) {
+        let Ok(name) = CString::new(path.as_os_str().as_bytes()) else {
+            return;
+        };
+        let name = name.into_raw();
+        for slot in &NAMES {
+            let free = ptr::null_mut();
+            if slot
+                .compare_exchange(
+                    free,
+                    name,
+                    Ordering::AcqRel,
+                    Ordering::Relaxed,
+                )
+                .is_ok()
+            {
+                return;
+            }
+        }
+        // No slot: not removed on SIGBUS. Freed, since no slot holds it.
+        drop(unsafe_from_raw(name));
+    }
+
+    /// Forgets the temporary file `path` (its name is leaked).
+    pub fn remove(path: &Path) {
+        let path = path.as_os_str().as_bytes();
+        for slot in &NAMES {
+            let name = slot.load(Ordering::Acquire);
+            if !name.is_null() && name_of(name).to_bytes() == path {
+                let _ = slot.compare_exchange(
+                    name,
+                    ptr::null_mut(),
+                    Ordering::AcqRel,
+                    Ordering::Relaxed,
+                );
+            }
+        }
+    }
+
+    /// Removes every registered file: async-signal-safe.
+    pub fn remove_all() {
+        for slot in &NAMES {
+            let name = slot.load(Ordering::Acquire);
+            if !name.is_null() {
+                let _ = rustix::fs::unlink(name_of(name));
+            }
+        }
+    }
+
+    /// The name a slot held.
+    #[allow(unsafe_code)]
+    fn name_of<'a>(name: *mut c_char) -> &'a CStr {
+        // SAFETY: slots hold only `CString::into_raw` pointers, never
+        // freed once stored.
+        unsafe { CStr::from_ptr(name) }
+    }
+
+    /// Takes back a name no slot took.
+    #[allow(unsafe_code)]
+    fn unsafe_from_raw(name: *mut c_char) -> CString {
+        // SAFETY: `name` comes from `CString::into_raw` and was stored
+        // nowhere.
+        unsafe { CString::from_raw(name) }
     }
 }
 
@@ -1040,5 +1250,32 @@ mod tests {
         assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
         assert!(err.to_string().contains("shrank from 100 octets to 22"));
         assert_eq!(got, data);
+    }
+
+    /// A window maps the octets asked for, from any offset (not only a
+    /// page's start), up to the length at open; a file now shorter than
+    /// that fails before any octet is mapped.
+    #[test]
+    fn windows_map_from_any_offset_and_refuse_a_cut_file() {
+        let data: Vec<u8> = (0..10_000u32).map(|i| (i % 251) as u8).collect();
+        let mut tmp = tempfile::NamedTempFile::new().unwrap();
+        tmp.write_all(&data).unwrap();
+        let file = tmp.as_file();
+        let len = data.len() as u64;
+        for (offset, min_len) in
+            [(0, 10), (1, 4096), (4095, 10), (4097, 9_000)]
+        {
+            let w = map_window(file, offset, min_len, len, "in").unwrap();
+            let start = offset as usize;
+            let end = data.len().min(start + min_len);
+            assert_eq!(w.data(), &data[start..end], "{offset} {min_len}");
+            assert_eq!(w.end(), end as u64);
+        }
+        let err = map_window(file, 4096, 10, len + 1, "in").err().unwrap();
+        let err = format!("{err:#}");
+        assert!(
+            err.contains("'in' shrank from 10001 octets to 10000"),
+            "{err}"
+        );
     }
 }

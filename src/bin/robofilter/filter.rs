@@ -2,14 +2,16 @@
 //! (a URL, optionally a TAB and fields), selected lines (or every line
 //! after its verdict columns, one per agent) out.
 //!
-//! Each input is cut into newline-aligned chunks of about 1 MiB. A batch of
-//! chunks (a few per thread) is decided in parallel, each chunk into its own
-//! buffer, and the buffers are then written in input order. Output order is
-//! therefore input order for any thread count, and memory stays bounded by
-//! one batch: every input (file, stdin, pipe, gzip/zstd) is read one
+//! Each input is cut into newline-aligned chunks of about 256 KiB. A batch
+//! of chunks (16 per thread) is decided in parallel, each chunk into its
+//! own buffer, and the buffers are then written in input order. Output
+//! order is therefore input order for any thread count, and memory stays
+//! bounded by one batch: a stream (stdin, a pipe, gzip/zstd) is read one
 //! batch-sized block at a time (a block ends at its last newline; the rest
-//! is carried into the next block). A rules file is read into memory
-//! whole; a bundle file, its index, then each member when first used.
+//! is carried into the next block), and a plain file is memory-mapped one
+//! window of 16 blocks at a time, its blocks decided where they lie
+//! without a copy. A rules file is read into memory whole; a bundle file,
+//! its index, then each member when first used.
 //!
 //! With a bundle, each URL's authority selects its host's rules. A worker
 //! remembers the last host it looked up, so runs of URLs of one host cost
@@ -18,7 +20,8 @@
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
-use std::io::{self, BufRead, IsTerminal, Read, Write};
+use std::fs::File;
+use std::io::{self, BufRead, IsTerminal, Read, Seek, Write};
 use std::ops::AddAssign;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, mpsc};
@@ -45,6 +48,12 @@ const CHUNK_LEN: usize = 1 << 18;
 /// Chunks per thread in one block: the threads then read 4 MiB per thread
 /// at a time.
 const CHUNKS_PER_THREAD: usize = 16;
+
+/// Blocks per memory-mapped window of a plain file: each window is
+/// mapped, read in and unmapped once, so its mapping costs are paid per
+/// 16 blocks (64 MiB at `-j 1`), and only its pages count in the run's
+/// RSS.
+const WINDOW_BLOCKS: usize = 16;
 
 /// How many line numbers of empty or invalid lines are reported.
 const REPORT_LEN: usize = 5;
@@ -194,8 +203,14 @@ fn decide(
             for (path, input) in paths.iter().zip(inputs) {
                 let name = files::display(path);
                 let mut file = FileState { name: &name, line_base: 0 };
-                let reader = input.into_reader(path)?;
-                sink.stream(&decider, reader, &mut file)?;
+                match input.into_source(path)? {
+                    Source::Mapped { file: input, len } => {
+                        sink.mapped(&decider, &input, len, &mut file)?;
+                    }
+                    Source::Stream(r) => {
+                        sink.stream(&decider, r, &mut file)?
+                    }
+                }
             }
             Ok(())
         };
@@ -244,11 +259,11 @@ fn progress_bar(inputs: &[Input]) -> Option<ProgressBar> {
     Some(bar)
 }
 
-/// One input, checked before any output. Plain files are read rather
-/// than memory-mapped: a mapped file truncated underneath the run raises
-/// SIGBUS, and reading costs no more CPU here (see BENCHMARKS.md). Regular
-/// files are closed after the check and opened again when their turn
-/// comes, so that many inputs do not each hold a descriptor (EMFILE).
+/// One input, checked before any output. Regular files are closed after
+/// the check and opened again when their turn comes, so that many inputs
+/// do not each hold a descriptor (EMFILE); a plain one is then
+/// memory-mapped, which spares the copy a read makes (see BENCHMARKS.md,
+/// and [`files::map_window`] for a file cut underneath the run).
 pub enum Input {
     /// Stdin, a pipe or a FIFO (decompressed if need be), kept open.
     Stream(Box<dyn Read + Send>),
@@ -289,6 +304,32 @@ impl Input {
         }
     }
 
+    /// The input's octets: a plain regular file is opened again, to be
+    /// memory-mapped; anything else is read (and decompressed).
+    fn into_source(self, path: &Path) -> Result<Source> {
+        const WHAT: &str = "URL list";
+        let Input::File { plain_len: Some(len) } = self else {
+            return Ok(Source::Stream(self.into_reader(path)?));
+        };
+        let (file, now) = files::open(path, WHAT)?;
+        let mut head = [0; 4];
+        let head_len = now.unwrap_or(0).min(4) as usize;
+        std::os::unix::fs::FileExt::read_exact_at(
+            &file,
+            &mut head[..head_len],
+            0,
+        )
+        .with_context(|| {
+            format!("cannot read {WHAT} '{}'", files::display(path))
+        })?;
+        // Still plain (it may have been rewritten since it was checked).
+        if now.is_some() && Compression::detect(&head[..head_len]).is_none() {
+            return Ok(Source::Mapped { file, len: now.unwrap_or(len) });
+        }
+        let reader = Box::new(io::BufReader::new(file));
+        Ok(Source::Stream(decompress(reader, &files::display(path))?))
+    }
+
     /// The input's octets, decompressed: a regular file is opened again.
     pub fn into_reader(self, path: &Path) -> Result<Box<dyn Read + Send>> {
         match self {
@@ -301,6 +342,15 @@ impl Input {
             }
         }
     }
+}
+
+/// A URL list's octets as the run reads them.
+enum Source {
+    /// A plain regular file of `len` octets, memory-mapped window by
+    /// window.
+    Mapped { file: File, len: u64 },
+    /// Anything else, read in blocks.
+    Stream(Box<dyn Read + Send>),
 }
 
 /// A compressed input format, told by its magic bytes.
@@ -974,6 +1024,83 @@ impl<P: Put> Sink<P> {
         }
     }
 
+    /// Decides the plain regular `file` (named `file.name`), `len` octets
+    /// long when its turn came, through memory-mapped windows of at least
+    /// [`Sink::block_len`] octets: no copy into the process, and only a
+    /// window's pages mapped at a time. Blocks are cut at newlines as
+    /// [`Sink::stream`] cuts them. A file that shrinks underneath the run
+    /// stops it with an error (between windows; within one, SIGBUS does,
+    /// see [`files::map_window`]).
+    fn mapped(
+        &mut self,
+        decider: &Decider<'_, '_>,
+        mut input: &File,
+        len: u64,
+        file: &mut FileState<'_>,
+    ) -> Result<()> {
+        // A line that does not end within a window is over-long, as
+        // `stream` would find it.
+        let window =
+            (WINDOW_BLOCKS * self.block_len).max(decider.max_url_len + 2);
+        let mut offset = 0;
+        while offset < len {
+            let map =
+                files::map_window(input, offset, window, len, file.name)?;
+            let last = map.end() == len;
+            let done = self.mapped_window(decider, map.data(), last, file)?;
+            drop(map);
+            offset += done as u64;
+            if done == 0 && !last {
+                // No newline in a whole window: pass the line through
+                // as `stream` does, reading it.
+                let name = file.name;
+                let read_error = || format!("cannot read URL list '{name}'");
+                input
+                    .seek(io::SeekFrom::Start(offset))
+                    .with_context(read_error)?;
+                let mut rest = Vec::new();
+                self.pass_long_line(decider, &mut input, &mut rest, file)?;
+                let end = input.stream_position().with_context(read_error)?;
+                offset = end - rest.len() as u64;
+            }
+        }
+        Ok(())
+    }
+
+    /// Decides the complete lines of `data` (and its last line even
+    /// without its `\n` if `last`) in blocks; returns how many octets
+    /// were decided.
+    fn mapped_window(
+        &mut self,
+        decider: &Decider<'_, '_>,
+        data: &[u8],
+        last: bool,
+        file: &mut FileState<'_>,
+    ) -> Result<usize> {
+        let mut done = 0;
+        while done < data.len() {
+            let rest = &data[done..];
+            let block = &rest[..rest.len().min(self.block_len)];
+            let end = if last && block.len() == rest.len() {
+                rest.len()
+            } else if let Some(i) = memchr::memrchr(b'\n', block) {
+                i + 1
+            } else if let Some(i) = memchr::memchr(b'\n', rest) {
+                // A line longer than a block, held in the window.
+                i + 1
+            } else if last {
+                rest.len()
+            } else {
+                // A partial line: the next window starts with it.
+                break;
+            };
+            let outs = decide_block(decider, &rest[..end], &mut self.spare);
+            self.write(outs, file)?;
+            done += end;
+        }
+        Ok(done)
+    }
+
     /// Accounts for the over-long line that starts `buf` (which holds no
     /// `\n`), reading and writing it in blocks; leaves in `buf` what
     /// follows its `\n`.
@@ -998,6 +1125,8 @@ impl<P: Put> Sink<P> {
         } else if all {
             write(self, &decider.invalid_head())?;
         }
+        // The line's octets, its `\r` and `\n` included.
+        let mut octets = 0;
         loop {
             if let Some(i) = memchr::memchr(b'\n', buf) {
                 if all && !decider.json {
@@ -1006,6 +1135,7 @@ impl<P: Put> Sink<P> {
                     write(self, text)?;
                     write(self, end)?;
                 }
+                octets += i + 1;
                 buf.drain(..=i);
                 break;
             }
@@ -1015,6 +1145,7 @@ impl<P: Put> Sink<P> {
             if all && !decider.json {
                 write(self, piece)?;
             }
+            octets += piece.len();
             buf.clear();
             if carry {
                 buf.push(b'\r');
@@ -1030,10 +1161,18 @@ impl<P: Put> Sink<P> {
                 if all && !decider.json {
                     write(self, end)?;
                 }
+                // A `\r` held back ends the last line: dropped, as from
+                // a line held whole.
+                octets += buf.len();
+                buf.clear();
                 break;
             }
         }
+        if let Some(p) = &self.progress {
+            p.inc(octets as u64);
+        }
         let c = &mut self.counts;
+        c.octets += octets as u64;
         c.lines += 1;
         c.invalid += 1;
         c.too_long += 1;
@@ -1205,11 +1344,32 @@ mod tests {
         stream_for(&["bot"], input, block_len)
     }
 
-    /// [`stream`] for `agents`.
+    /// [`stream`] for `agents`; checks that a memory-mapped file of the
+    /// same octets gives the same.
     fn stream_for(
         agents: &[&str],
         input: &[u8],
         block_len: usize,
+    ) -> (String, Counts, Vec<(String, u64, BadKind)>) {
+        let streamed = decide_for(agents, input, block_len, false);
+        let mapped = decide_for(agents, input, block_len, true);
+        assert_eq!(mapped.0, streamed.0, "mapped, block {block_len}");
+        assert_eq!(
+            format!("{:?}", (mapped.1, &mapped.2)),
+            format!("{:?}", (streamed.1, &streamed.2)),
+            "mapped, block {block_len}"
+        );
+        streamed
+    }
+
+    /// Decides `input` for `agents` with blocks of `block_len` octets,
+    /// streamed, or from a file (memory-mapped in windows of at least 22
+    /// octets, most of them not starting on a page) if `mapped`.
+    fn decide_for(
+        agents: &[&str],
+        input: &[u8],
+        block_len: usize,
+        mapped: bool,
     ) -> (String, Counts, Vec<(String, u64, BadKind)>) {
         let robots = b"User-agent: *\nDisallow: /d\n";
         let bytes = robofilter::Compiler::new().compile(robots).unwrap();
@@ -1233,7 +1393,14 @@ mod tests {
             progress: None,
         };
         let mut file = FileState { name: "in", line_base: 0 };
-        sink.stream(&decider, input, &mut file).unwrap();
+        if mapped {
+            let mut tmp = tempfile::NamedTempFile::new().unwrap();
+            tmp.write_all(input).unwrap();
+            let len = input.len() as u64;
+            sink.mapped(&decider, tmp.as_file(), len, &mut file).unwrap();
+        } else {
+            sink.stream(&decider, input, &mut file).unwrap();
+        }
         (String::from_utf8(sink.out).unwrap(), sink.counts, sink.bad)
     }
 
@@ -1276,20 +1443,22 @@ mod tests {
     #[test]
     fn stream_passes_over_long_lines_through() {
         let long = format!("http://x/{}", "y".repeat(100));
-        for last in ["\n", "\r\n", ""] {
-            let input = format!("http://x/a\n{long}{last}http://x/d\n");
-            let input = if last.is_empty() {
-                format!("http://x/a\n{long}")
-            } else {
-                input
-            };
+        // The long line's end, and whether a line follows it.
+        let ends = [("\n", true), ("\r\n", true), ("", false), ("\r", false)];
+        for (last, more) in ends {
+            let mut input = format!("http://x/a\n{long}{last}");
+            if more {
+                input.push_str("http://x/d\n");
+            }
             for block_len in [4, 7, 16, 33] {
                 let (out, counts, bad) = stream(input.as_bytes(), block_len);
                 let mut want = format!("allow\thttp://x/a\ninvalid\t{long}\n");
-                if !last.is_empty() {
+                if more {
                     want.push_str("disallow\thttp://x/d\n");
                 }
                 assert_eq!(out, want, "block {block_len} {last:?}");
+                assert_eq!(counts.lines, 2 + u64::from(more));
+                assert_eq!(counts.octets, input.len() as u64);
                 assert_eq!(counts.too_long, 1);
                 assert_eq!(
                     counts.lines,
