@@ -502,6 +502,12 @@ impl<'a> Dfa<'a> {
 }
 
 /// The walk of [`Dfa::scores_lockstep`]: each part's final state id.
+///
+/// [`Dfa::walk`] is this walk for one automaton, kept apart on purpose:
+/// `Dfa::run` written as `lockstep::<_, 1>` (with a per-part stop bound)
+/// gave the same verdicts for 2.5 % more instructions on the single-host
+/// workload (callgrind, 1.382 G against 1.416 G, 2.2 M URLs), the cost
+/// of the hottest loop of every verdict.
 #[inline(always)]
 fn lockstep<T: StateId, const N: usize>(
     parts: &[Dfa<'_>; N],
