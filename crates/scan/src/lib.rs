@@ -289,6 +289,9 @@ fn is_control(b: u8) -> bool {
 /// One pass over `buf[..limit]` up to its first [control](is_control)
 /// octet: where that is (`limit` if there is none), and the first octets
 /// of each class at or after `from` before it.
+///
+/// `buf[..from]` must hold no control octet (it is `scheme://`), so the
+/// pass may start at `from`.
 #[inline(always)]
 fn find(buf: &[u8], limit: usize, from: usize) -> Found {
     #[cfg(target_arch = "x86_64")]
@@ -459,14 +462,15 @@ mod sse2 {
                 authority: slash_query.min(hash_at),
                 hash: hash_at,
             };
-        let mut at = 0;
+        // `scheme://` holds no control octet: the pass starts after it,
+        // so that every lane it looks at is at or after `from`.
+        let mut at = from;
         // Phase 1, a block at a time (whole blocks need no lanes masked):
         // `Err` stops the pass at a control octet, `Ok(true)` when `/ ?`
         // was found.
         let mut phase1 = |v: __m128i, at: usize, live: u32| {
             let stop = mask(control(v)) & live;
-            let want = before(stop, live)
-                & (0xffff << from.saturating_sub(at).min(16));
+            let want = before(stop, live);
             let sq = mask(or(eq(v, slash), eq(v, query))) & want;
             // `;` and `#` are rare: one mask tells whether either is here.
             let (s, h) = (eq(v, semicolon), eq(v, hash));
