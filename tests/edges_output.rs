@@ -374,6 +374,62 @@ fn signals_remove_the_temp_file_and_keep_the_previous_output() {
     assert_eq!(dir.list(), ["out.txt", "robots.txt", "rules.bin", "urls.txt"]);
 }
 
+/// A URL list cut in place underneath `filter -o` (truncated while it is
+/// memory-mapped) stops the run, never lets it succeed on part of the
+/// list: exit 135 with a message when a mapped page past the new end is
+/// read (SIGBUS), or 2 when the cut is seen before a window is mapped;
+/// either way the temporary file is removed and the previous output kept.
+/// The cut comes once the list is mapped (`/proc/PID/maps`), so SIGBUS
+/// is the expected path; the test says which one it met.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_url_list_cut_underneath_stops_the_run() {
+    let dir = setup("cut");
+    dir.write("out.txt", "previous output\n");
+    // 96 MiB: more than one 64 MiB window at -j 1, and long enough to
+    // decide that the cut comes while the first window is in use.
+    let line = b"http://x/public/a/somewhat/longer/path/0123456789abcdef\n";
+    let list = dir.write("big.txt", line.repeat((96 << 20) / line.len()));
+    let args = filter(&["-j", "1", "--emit", "all", "-o", "out.txt"]);
+    let args = [&args[..], &["big.txt"]].concat();
+    let mut child = dir.spawn(&args, Stdio::null());
+    drop(child.stdin.take());
+    let temp = wait_for_temp(&dir, &mut child, ".out.txt.");
+    let maps = format!("/proc/{}/maps", child.id());
+    let start = Instant::now();
+    while !std::fs::read_to_string(&maps)
+        .unwrap_or_default()
+        .contains("big.txt")
+    {
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("robofilter ended ({status}) before it mapped big.txt");
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "big.txt unmapped");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    std::fs::File::options()
+        .write(true)
+        .open(&list)
+        .unwrap()
+        .set_len(4096)
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    match out.status.code() {
+        Some(135) => {
+            assert!(err.contains("was cut"), "{err}");
+            println!("the cut was met inside a window (SIGBUS)");
+        }
+        Some(2) => {
+            assert!(err.contains("shrank from"), "{err}");
+            println!("the cut was met between windows");
+        }
+        other => panic!("exit {other:?} after the cut:\n{err}"),
+    }
+    assert!(!dir.list().contains(&temp), "{temp} left behind");
+    assert_eq!(dir.read("out.txt"), b"previous output\n");
+}
+
 /// Part B.6: a stderr that cannot be written (`2>/dev/full`) never panics:
 /// warnings and summaries are dropped, the exit status stays right.
 #[test]

@@ -103,6 +103,16 @@ pub fn open(path: &Path, what: &str) -> Result<(File, Option<u64>)> {
     Ok((file, len))
 }
 
+/// What went wrong when a URL list of `len` octets at the run's start has
+/// only `now` left: it was cut underneath the run.
+pub fn shrank(len: u64, now: u64) -> String {
+    format!(
+        "the file shrank from {len} octets to {now} while the run read it \
+         (rewritten in place?): stopped; an output file (-o) is left as it \
+         was. Run again once the list is complete."
+    )
+}
+
 /// A regular file read to its end, which fails if the end comes before
 /// the length the file had when it was opened: a file cut (rewritten in
 /// place) underneath the run would otherwise look complete, and the run
@@ -130,12 +140,7 @@ impl<R: Read> Read for Whole<R> {
         if n == 0 && !buf.is_empty() && self.read < self.len {
             return Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
-                format!(
-                    "the file shrank from {} octets to {} while it was read \
-                     (rewritten in place?): stopped; an output file (-o) is \
-                     left as it was. Run again once the list is complete.",
-                    self.len, self.read
-                ),
+                shrank(self.len, self.read),
             ));
         }
         Ok(n)
@@ -184,11 +189,7 @@ pub fn map_window(
         .with_context(|| format!("cannot stat URL list '{name}'"))?
         .len();
     if now < len {
-        bail!(
-            "URL list '{name}' shrank from {len} octets to {now} while it was \
-             read (rewritten in place?): stopped; an output file (-o) is \
-             left as it was. Run again once the list is complete."
-        );
+        bail!("URL list '{name}': {}", shrank(len, now));
     }
     stop_on_sigbus();
     let start = offset - offset % PAGE;
@@ -1274,7 +1275,7 @@ mod tests {
         let err = map_window(file, 4096, 10, len + 1, "in").err().unwrap();
         let err = format!("{err:#}");
         assert!(
-            err.contains("'in' shrank from 10001 octets to 10000"),
+            err.contains("'in': the file shrank from 10001 octets to 10000"),
             "{err}"
         );
     }

@@ -267,8 +267,9 @@ fn progress_bar(inputs: &[Input]) -> Option<ProgressBar> {
 pub enum Input {
     /// Stdin, a pipe or a FIFO (decompressed if need be), kept open.
     Stream(Box<dyn Read + Send>),
-    /// A regular file; its length if it is plain (for the progress bar).
-    File { plain_len: Option<u64> },
+    /// A regular file, `len` octets long when checked; `plain` if it is
+    /// not compressed.
+    File { len: u64, plain: bool },
 }
 
 impl Input {
@@ -281,37 +282,36 @@ impl Input {
             return Ok(Input::Stream(decompress(stdin, &name)?));
         }
         let (file, len) = files::open(path, WHAT)?;
-        if len.is_none() {
+        let Some(len) = len else {
             let stream = Box::new(io::BufReader::new(file));
             return Ok(Input::Stream(decompress(stream, &name)?));
-        }
-        if len == Some(0) {
-            return Ok(Input::File { plain_len: len });
+        };
+        if len == 0 {
+            return Ok(Input::File { len, plain: true });
         }
         let mut reader = io::BufReader::new(file);
         let head = reader
             .fill_buf()
             .with_context(|| format!("cannot read URL list '{name}'"))?;
         let plain = Compression::detect(head).is_none();
-        Ok(Input::File { plain_len: len.filter(|_| plain) })
+        Ok(Input::File { len, plain })
     }
 
     /// The length of a plain regular file.
     fn len(&self) -> Option<u64> {
-        match self {
-            Input::Stream(_) => None,
-            Input::File { plain_len } => *plain_len,
+        match *self {
+            Input::File { len, plain: true } => Some(len),
+            _ => None,
         }
     }
 
     /// The input's octets: a plain regular file is opened again, to be
     /// memory-mapped; anything else is read (and decompressed).
     fn into_source(self, path: &Path) -> Result<Source> {
-        const WHAT: &str = "URL list";
-        let Input::File { plain_len: Some(len) } = self else {
+        let Input::File { len, plain: true } = self else {
             return Ok(Source::Stream(self.into_reader(path)?));
         };
-        let (file, now) = files::open(path, WHAT)?;
+        let (file, now) = reopen(path, len)?;
         let mut head = [0; 4];
         let head_len = now.unwrap_or(0).min(4) as usize;
         std::os::unix::fs::FileExt::read_exact_at(
@@ -320,11 +320,14 @@ impl Input {
             0,
         )
         .with_context(|| {
-            format!("cannot read {WHAT} '{}'", files::display(path))
+            format!("cannot read URL list '{}'", files::display(path))
         })?;
         // Still plain (it may have been rewritten since it was checked).
-        if now.is_some() && Compression::detect(&head[..head_len]).is_none() {
-            return Ok(Source::Mapped { file, len: now.unwrap_or(len) });
+        match now {
+            Some(now) if Compression::detect(&head[..head_len]).is_none() => {
+                return Ok(Source::Mapped { file, len: now });
+            }
+            _ => {}
         }
         let reader = Box::new(io::BufReader::new(file));
         Ok(Source::Stream(decompress(reader, &files::display(path))?))
@@ -334,13 +337,28 @@ impl Input {
     pub fn into_reader(self, path: &Path) -> Result<Box<dyn Read + Send>> {
         match self {
             Input::Stream(r) => Ok(r),
-            Input::File { .. } => {
-                let (file, len) = files::open(path, "URL list")?;
-                let file = files::Whole::new(file, len.unwrap_or(0));
+            Input::File { len, .. } => {
+                let (file, now) = reopen(path, len)?;
+                let file = files::Whole::new(file, now.unwrap_or(0));
                 let reader = Box::new(io::BufReader::new(file));
                 decompress(reader, &files::display(path))
             }
         }
+    }
+}
+
+/// Opens the URL list `path`, `len` octets long when it was checked, again
+/// when its turn comes: the file and its length now (`None` if it is no
+/// longer a regular file). A file grown since is read as far as it goes;
+/// one that is shorter was cut underneath the run, an error.
+fn reopen(path: &Path, len: u64) -> Result<(File, Option<u64>)> {
+    let (file, now) = files::open(path, "URL list")?;
+    match now {
+        Some(now) if now < len => {
+            let name = files::display(path);
+            bail!("URL list '{name}': {}", files::shrank(len, now))
+        }
+        _ => Ok((file, now)),
     }
 }
 
