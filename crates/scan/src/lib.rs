@@ -5,9 +5,10 @@
 //! all, where does its authority end (RFC 3986, for the rfc9309 dialect
 //! and the host lookup), where does google/robotstxt's path start, and
 //! where is the fragment. [`scan`] finds all of them in one pass over
-//! 16-octet blocks (SSE2 on x86_64, a portable fallback elsewhere) and
-//! reports them as offsets, so that the library can build the path of
-//! either dialect without a second scan.
+//! blocks of octets (32 with AVX2 where the CPU has it, with the `std`
+//! feature that asks it; else 16 with SSE2 on x86_64; a portable fallback
+//! elsewhere) and reports them as offsets, so that the library can build
+//! the path of either dialect without a second scan.
 //!
 //! This crate holds the `unsafe` SIMD loads so that the `robofilter`
 //! library itself can forbid `unsafe` code. It knows nothing of robots.txt.
@@ -46,7 +47,7 @@
 #![no_std]
 #![deny(missing_docs)]
 
-#[cfg(test)]
+#[cfg(any(test, feature = "std"))]
 extern crate std;
 
 #[cfg(test)]
@@ -147,12 +148,29 @@ impl Line {
 /// ```
 #[inline]
 pub fn scan(buf: &[u8], len: usize) -> Option<Line> {
+    #[cfg(target_arch = "x86_64")]
+    if avx2::available() {
+        // SAFETY: the CPU has AVX2.
+        return unsafe { avx2::scan(buf, len) };
+    }
+    // SAFETY: the baseline pass needs nothing of the CPU.
+    unsafe { scan_with::<Baseline>(buf, len) }
+}
+
+/// [`scan`] with the pass `F`.
+///
+/// # Safety
+///
+/// The CPU must have what `F` needs.
+#[inline(always)]
+unsafe fn scan_with<F: Finder>(buf: &[u8], len: usize) -> Option<Line> {
     let line_len = match buf[..len].last() {
         Some(b'\r') => len - 1,
         _ => len,
     };
     let scheme_len = scheme_len(&buf[..line_len])?;
-    let found = find(buf, line_len, scheme_len + 3);
+    // SAFETY: this function's contract.
+    let found = unsafe { F::find(buf, line_len, scheme_len + 3) };
     if found.url_end < line_len && buf[found.url_end] != b'\t' {
         return None;
     }
@@ -181,6 +199,22 @@ pub fn scan(buf: &[u8], len: usize) -> Option<Line> {
 /// ```
 #[inline]
 pub fn scan_next(buf: &[u8]) -> (usize, Option<Line>) {
+    #[cfg(target_arch = "x86_64")]
+    if avx2::available() {
+        // SAFETY: the CPU has AVX2.
+        return unsafe { avx2::scan_next(buf) };
+    }
+    // SAFETY: the baseline pass needs nothing of the CPU.
+    unsafe { scan_next_with::<Baseline>(buf) }
+}
+
+/// [`scan_next`] with the pass `F`.
+///
+/// # Safety
+///
+/// The CPU must have what `F` needs.
+#[inline(always)]
+unsafe fn scan_next_with<F: Finder>(buf: &[u8]) -> (usize, Option<Line>) {
     let newline = |from: usize| match memchr::memchr(b'\n', &buf[from..]) {
         Some(k) => from + k,
         None => buf.len(),
@@ -189,7 +223,8 @@ pub fn scan_next(buf: &[u8]) -> (usize, Option<Line>) {
     let Some(scheme_len) = scheme_len(buf) else {
         return (newline(0), None);
     };
-    let found = find(buf, buf.len(), scheme_len + 3);
+    // SAFETY: this function's contract.
+    let found = unsafe { F::find(buf, buf.len(), scheme_len + 3) };
     let stop = found.url_end;
     let (end, line_len) = match buf.get(stop) {
         None | Some(b'\n') => (stop, stop),
@@ -304,6 +339,29 @@ fn find(buf: &[u8], limit: usize, from: usize) -> Found {
     }
 }
 
+/// A pass over a line (see [`find`]) as a type, so that [`scan_with`] and
+/// [`scan_next_with`] are instantiated per pass without a closure: a
+/// closure does not take the target feature of the function it is
+/// written in, and the AVX2 pass's intrinsics would be calls.
+trait Finder {
+    /// [`find`] with this pass.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have what the pass needs.
+    unsafe fn find(buf: &[u8], limit: usize, from: usize) -> Found;
+}
+
+/// The pass every target has: SSE2 on x86_64, else the portable one.
+struct Baseline;
+
+impl Finder for Baseline {
+    #[inline(always)]
+    unsafe fn find(buf: &[u8], limit: usize, from: usize) -> Found {
+        find(buf, limit, from)
+    }
+}
+
 /// The fallback for targets without SSE2: the first control octet, then
 /// memchr's searches (SIMD on aarch64 and wasm32 too) in the URL.
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
@@ -326,11 +384,29 @@ mod portable {
     }
 }
 
-/// The SSE2 pass (SSE2 is part of every x86_64 target): per 16-octet
-/// block, vector compares give bit masks of the octets that matter; the
-/// pass stops at the block of the first control octet (a TAB ends the URL
-/// there, any other ends the answer), and the first offset of each class
-/// is read off its mask until it is found.
+/// The SIMD operations of [`simd::find`], on vectors of `LANES` octets.
+///
+/// # Safety
+///
+/// Every method needs the CPU to have the vector's target feature: always
+/// true of SSE2 on x86_64, checked at run time for AVX2.
+#[cfg(target_arch = "x86_64")]
+trait Vector: Copy {
+    /// Octets per vector (at most 32: masks are `u32`).
+    const LANES: usize;
+    unsafe fn splat(b: u8) -> Self;
+    /// The first `LANES` octets of `block`, which holds at least that
+    /// many.
+    unsafe fn load(block: &[u8]) -> Self;
+    unsafe fn eq(self, b: Self) -> Self;
+    unsafe fn or(self, b: Self) -> Self;
+    /// Lanes where `self <= b` (unsigned).
+    unsafe fn le(self, b: Self) -> Self;
+    /// One bit per lane, set where the lane's top bit is.
+    unsafe fn mask(self) -> u32;
+}
+
+/// SSE2, part of every x86_64 target: 16 lanes.
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
     use core::arch::x86_64::{
@@ -338,88 +414,227 @@ mod sse2 {
         _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
     };
 
-    use super::{Found, NONE};
+    use super::{Found, Vector};
 
-    // The value intrinsics below are safe functions since Rust 1.87 (SSE2
-    // is enabled for every x86_64 target) but `unsafe fn`s before, and the
-    // crate builds with Rust 1.85: hence `unsafe` blocks that may be unused.
+    // The value intrinsics are safe functions since Rust 1.87 (SSE2 is
+    // enabled for every x86_64 target) but `unsafe fn`s before, and the
+    // crate builds with Rust 1.85: hence `unsafe` blocks that may be
+    // unused.
+    #[allow(unused_unsafe)]
+    impl Vector for __m128i {
+        const LANES: usize = 16;
 
-    #[inline(always)]
-    fn splat(b: u8) -> __m128i {
-        // SAFETY: SSE2 is part of every x86_64 target; no memory access.
-        #[allow(unused_unsafe)]
-        unsafe {
-            _mm_set1_epi8(b as i8)
+        #[inline(always)]
+        unsafe fn splat(b: u8) -> __m128i {
+            // SAFETY: SSE2 is part of every x86_64 target.
+            unsafe { _mm_set1_epi8(b as i8) }
+        }
+
+        #[inline(always)]
+        unsafe fn load(block: &[u8]) -> __m128i {
+            assert!(block.len() >= 16);
+            // SAFETY: 16 readable octets (above); no alignment needed.
+            unsafe { _mm_loadu_si128(block.as_ptr().cast()) }
+        }
+
+        #[inline(always)]
+        unsafe fn eq(self, b: __m128i) -> __m128i {
+            // SAFETY: SSE2 is part of every x86_64 target.
+            unsafe { _mm_cmpeq_epi8(self, b) }
+        }
+
+        #[inline(always)]
+        unsafe fn or(self, b: __m128i) -> __m128i {
+            // SAFETY: SSE2 is part of every x86_64 target.
+            unsafe { _mm_or_si128(self, b) }
+        }
+
+        #[inline(always)]
+        unsafe fn le(self, b: __m128i) -> __m128i {
+            // SAFETY: SSE2 is part of every x86_64 target.
+            unsafe { _mm_cmpeq_epi8(_mm_min_epu8(self, b), self) }
+        }
+
+        #[inline(always)]
+        unsafe fn mask(self) -> u32 {
+            // SAFETY: SSE2 is part of every x86_64 target.
+            unsafe { _mm_movemask_epi8(self) as u32 }
         }
     }
 
+    /// [`super::simd::find`] in 16-octet blocks.
     #[inline(always)]
-    fn eq(a: __m128i, b: __m128i) -> __m128i {
-        // SAFETY: SSE2 is part of every x86_64 target; no memory access.
-        #[allow(unused_unsafe)]
-        unsafe {
-            _mm_cmpeq_epi8(a, b)
+    pub(crate) fn find(buf: &[u8], limit: usize, from: usize) -> Found {
+        // SAFETY: SSE2 is part of every x86_64 target.
+        unsafe { super::simd::find::<__m128i>(buf, limit, from) }
+    }
+}
+
+/// AVX2, where the CPU has it (checked once, at run time): 32 lanes, so
+/// a line's authority and the rest of a typical URL take a block each.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use core::arch::x86_64::{
+        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_min_epu8,
+        _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8,
+    };
+    use core::sync::atomic::{AtomicU8, Ordering};
+
+    use super::{Finder, Found, Line, Vector};
+
+    impl Vector for __m256i {
+        const LANES: usize = 32;
+
+        #[inline(always)]
+        unsafe fn splat(b: u8) -> __m256i {
+            // SAFETY: the caller's CPU has AVX2 (the trait's contract).
+            unsafe { _mm256_set1_epi8(b as i8) }
+        }
+
+        #[inline(always)]
+        unsafe fn load(block: &[u8]) -> __m256i {
+            assert!(block.len() >= 32);
+            // SAFETY: 32 readable octets (above), no alignment needed;
+            // the CPU has AVX2.
+            unsafe { _mm256_loadu_si256(block.as_ptr().cast()) }
+        }
+
+        #[inline(always)]
+        unsafe fn eq(self, b: __m256i) -> __m256i {
+            // SAFETY: the CPU has AVX2.
+            unsafe { _mm256_cmpeq_epi8(self, b) }
+        }
+
+        #[inline(always)]
+        unsafe fn or(self, b: __m256i) -> __m256i {
+            // SAFETY: the CPU has AVX2.
+            unsafe { _mm256_or_si256(self, b) }
+        }
+
+        #[inline(always)]
+        unsafe fn le(self, b: __m256i) -> __m256i {
+            // SAFETY: the CPU has AVX2.
+            unsafe { _mm256_cmpeq_epi8(_mm256_min_epu8(self, b), self) }
+        }
+
+        #[inline(always)]
+        unsafe fn mask(self) -> u32 {
+            // SAFETY: the CPU has AVX2.
+            unsafe { _mm256_movemask_epi8(self) as u32 }
         }
     }
 
+    /// Whether the CPU has AVX2: asked once, then remembered. Without
+    /// `std` (which asks the CPU and the OS) the answer is no.
     #[inline(always)]
-    fn or(a: __m128i, b: __m128i) -> __m128i {
-        // SAFETY: SSE2 is part of every x86_64 target; no memory access.
-        #[allow(unused_unsafe)]
-        unsafe {
-            _mm_or_si128(a, b)
+    pub(crate) fn available() -> bool {
+        // 0: not asked yet, 1: no, 2: yes.
+        static HAS: AtomicU8 = AtomicU8::new(0);
+        match HAS.load(Ordering::Relaxed) {
+            0 => {
+                let has = detect();
+                HAS.store(1 + u8::from(has), Ordering::Relaxed);
+                has
+            }
+            known => known == 2,
         }
     }
 
-    /// Lanes where `a <= b` (unsigned): `min(a, b) == a`.
-    #[inline(always)]
-    fn le(a: __m128i, b: __m128i) -> __m128i {
-        // SAFETY: SSE2 is part of every x86_64 target; no memory access.
-        #[allow(unused_unsafe)]
-        unsafe {
-            _mm_cmpeq_epi8(_mm_min_epu8(a, b), a)
+    #[cfg(any(test, feature = "std"))]
+    fn detect() -> bool {
+        std::is_x86_feature_detected!("avx2")
+    }
+
+    #[cfg(not(any(test, feature = "std")))]
+    fn detect() -> bool {
+        false
+    }
+
+    /// [`super::simd::find`] in 32-octet blocks (the tests check its raw
+    /// facts).
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have AVX2 ([`available`]).
+    #[cfg(test)]
+    #[target_feature(enable = "avx2")]
+    pub(crate) unsafe fn find(buf: &[u8], limit: usize, from: usize) -> Found {
+        // SAFETY: the CPU has AVX2 (this function's contract).
+        unsafe { super::simd::find::<__m256i>(buf, limit, from) }
+    }
+
+    /// The AVX2 pass as a [`Finder`].
+    pub(crate) struct Avx2;
+
+    impl Finder for Avx2 {
+        #[inline(always)]
+        unsafe fn find(buf: &[u8], limit: usize, from: usize) -> Found {
+            // SAFETY: the CPU has AVX2 (the trait's contract).
+            unsafe { super::simd::find::<__m256i>(buf, limit, from) }
         }
     }
 
-    /// One bit per lane, set where the lane's top bit is.
-    #[inline(always)]
-    fn mask(a: __m128i) -> u32 {
-        // SAFETY: SSE2 is part of every x86_64 target; no memory access.
-        #[allow(unused_unsafe)]
-        unsafe {
-            _mm_movemask_epi8(a) as u32
-        }
+    /// [`super::scan_next`] with the AVX2 pass.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have AVX2 ([`available`]).
+    #[target_feature(enable = "avx2")]
+    pub(crate) unsafe fn scan_next(buf: &[u8]) -> (usize, Option<Line>) {
+        // SAFETY: the CPU has AVX2 (this function's contract).
+        unsafe { super::scan_next_with::<Avx2>(buf) }
     }
 
-    #[inline(always)]
-    fn load(block: &[u8; 16]) -> __m128i {
-        // SAFETY: `block` is 16 readable octets, `_mm_loadu_si128` has no
-        // alignment requirement, and SSE2 is part of every x86_64 target.
-        unsafe { _mm_loadu_si128(block.as_ptr().cast()) }
+    /// [`super::scan`] with the AVX2 pass.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have AVX2 ([`available`]).
+    #[target_feature(enable = "avx2")]
+    pub(crate) unsafe fn scan(buf: &[u8], len: usize) -> Option<Line> {
+        // SAFETY: the CPU has AVX2 (this function's contract).
+        unsafe { super::scan_with::<Avx2>(buf, len) }
     }
+}
 
-    /// The 16 octets at `buf[at..]`; past `buf`'s end (the chunk ends
-    /// inside this block) a copy of what is left, padded with lanes the
-    /// callers ignore.
+/// The vector pass, for any [`Vector`]: per block, vector compares give
+/// bit masks of the octets that matter; the pass stops at the block of
+/// the first control octet (a TAB ends the URL there, any other ends the
+/// answer), and the first offset of each class is read off its mask
+/// until it is found.
+#[cfg(target_arch = "x86_64")]
+mod simd {
+    use super::{Found, NONE, Vector};
+
+    /// The block at `buf[at..]`; past `buf`'s end (the chunk ends inside
+    /// this block) a copy of what is left, padded with lanes the callers
+    /// ignore.
     #[inline(always)]
-    fn block(buf: &[u8], at: usize) -> __m128i {
-        match buf.get(at..at + 16) {
-            Some(block) => load(block.try_into().expect("16 octets")),
+    unsafe fn block<V: Vector>(buf: &[u8], at: usize) -> V {
+        match buf.get(at..at + V::LANES) {
+            // SAFETY (both): the trait's contract is the caller's.
+            Some(block) => unsafe { V::load(block) },
             None => {
-                let mut block = [b'a'; 16];
+                let mut block = [b'a'; 32];
                 block[..buf.len() - at].copy_from_slice(&buf[at..]);
-                load(&block)
+                unsafe { V::load(&block) }
             }
         }
     }
 
     /// The lanes of a block with `n` octets left before the limit.
     #[inline(always)]
-    fn live(n: usize) -> u32 {
+    fn live<V: Vector>(n: usize) -> u32 {
         match n {
-            n if n >= 16 => 0xffff,
+            n if n >= V::LANES => all::<V>(),
             n => (1 << n) - 1,
         }
+    }
+
+    /// Every lane of a block.
+    #[inline(always)]
+    fn all<V: Vector>() -> u32 {
+        u32::MAX >> (32 - V::LANES)
     }
 
     /// The lanes below the first set bit of `control`, or `live` if none
@@ -441,96 +656,175 @@ mod sse2 {
         }
     }
 
+    /// The state of one pass: the splatted octets it compares with, and
+    /// the first `/ ?`, `;` and `#` found so far at or after `from`.
+    ///
+    /// Methods rather than closures: a closure does not take the target
+    /// feature of the function it is written in, so in the AVX2 instance
+    /// its intrinsics were calls (callgrind: twice the instructions).
+    struct Pass<V> {
+        unit: V,
+        del: V,
+        slash: V,
+        query: V,
+        semicolon: V,
+        hash: V,
+        slash_query: usize,
+        semi: usize,
+        hash_at: usize,
+    }
+
+    impl<V: Vector> Pass<V> {
+        /// # Safety
+        ///
+        /// The CPU must have `V`'s target feature (so must every method's
+        /// caller).
+        #[inline(always)]
+        unsafe fn new() -> Pass<V> {
+            // SAFETY: this function's contract.
+            unsafe {
+                Pass {
+                    unit: V::splat(0x1f),
+                    del: V::splat(0x7f),
+                    slash: V::splat(b'/'),
+                    query: V::splat(b'?'),
+                    semicolon: V::splat(b';'),
+                    hash: V::splat(b'#'),
+                    slash_query: NONE,
+                    semi: NONE,
+                    hash_at: NONE,
+                }
+            }
+        }
+
+        /// The control octets' lanes (see [`is_control`](super::is_control)).
+        #[inline(always)]
+        unsafe fn controls(&self, v: V) -> V {
+            // SAFETY: the contract of `new`.
+            unsafe { v.le(self.unit).or(v.eq(self.del)) }
+        }
+
+        /// Phase 1 on the block `v` at `at` with lanes `live`: `Err` stops
+        /// the pass at a control octet, `Ok(true)` when `/ ?` was found.
+        #[inline(always)]
+        unsafe fn phase1(
+            &mut self,
+            v: V,
+            at: usize,
+            live: u32,
+        ) -> Result<bool, usize> {
+            // SAFETY: the contract of `new`.
+            unsafe {
+                let stop = self.controls(v).mask() & live;
+                let want = before(stop, live);
+                let sq = v.eq(self.slash).or(v.eq(self.query)).mask() & want;
+                // `;` and `#` are rare: one mask tells whether either is
+                // here.
+                let (s, h) = (v.eq(self.semicolon), v.eq(self.hash));
+                if s.or(h).mask() & want != 0 {
+                    self.semi = self.semi.min(first(at, s.mask() & want));
+                    self.hash_at =
+                        self.hash_at.min(first(at, h.mask() & want));
+                }
+                self.slash_query = first(at, sq);
+                match stop {
+                    0 => Ok(sq != 0),
+                    stop => Err(at + stop.trailing_zeros() as usize),
+                }
+            }
+        }
+
+        /// Phase 2 on the block `v` at `at` with lanes `live`: where the
+        /// URL ends, if it ends in this block.
+        #[inline(always)]
+        unsafe fn phase2(
+            &mut self,
+            v: V,
+            at: usize,
+            live: u32,
+        ) -> Option<usize> {
+            // SAFETY: the contract of `new`.
+            unsafe {
+                let hash = v.eq(self.hash);
+                if self.controls(v).or(hash).mask() & live == 0 {
+                    return None;
+                }
+                let stop = self.controls(v).mask() & live;
+                if self.hash_at == NONE {
+                    self.hash_at = first(at, hash.mask() & before(stop, live));
+                }
+                (stop != 0).then(|| at + stop.trailing_zeros() as usize)
+            }
+        }
+
+        /// What the pass found, with the URL ending at `url_end`.
+        #[inline(always)]
+        fn found(&self, url_end: usize) -> Found {
+            Found {
+                url_end,
+                path: self.slash_query.min(self.semi),
+                authority: self.slash_query.min(self.hash_at),
+                hash: self.hash_at,
+            }
+        }
+    }
+
     /// In two phases: up to the first `/ ?` after `from` (the authority's
     /// end and, nearly always, google's path start: in the first block or
     /// two), every class is looked for; after it, only the first `#` and
     /// the first control octet still matter, so the rest of the line costs
     /// one compare mask and one branch per block.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have `V`'s target feature.
     #[inline(always)]
-    pub(crate) fn find(buf: &[u8], limit: usize, from: usize) -> Found {
+    pub(super) unsafe fn find<V: Vector>(
+        buf: &[u8],
+        limit: usize,
+        from: usize,
+    ) -> Found {
         assert!(limit <= buf.len());
-        let (unit, del) = (splat(0x1f), splat(0x7f));
-        let (slash, query) = (splat(b'/'), splat(b'?'));
-        let (semicolon, hash) = (splat(b';'), splat(b'#'));
-        let control = |v: __m128i| or(le(v, unit), eq(v, del));
-        // The first `/ ?`, `;` and `#` at or after `from`.
-        let (mut slash_query, mut semi, mut hash_at) = (NONE, NONE, NONE);
-        let found =
-            |url_end, slash_query: usize, semi: usize, hash_at| Found {
-                url_end,
-                path: slash_query.min(semi),
-                authority: slash_query.min(hash_at),
-                hash: hash_at,
-            };
+        // SAFETY (every `unsafe` below): the CPU has `V`'s target feature
+        // (this function's contract).
+        let mut pass = unsafe { Pass::<V>::new() };
         // `scheme://` holds no control octet: the pass starts after it,
         // so that every lane it looks at is at or after `from`.
         let mut at = from;
-        // Phase 1, a block at a time (whole blocks need no lanes masked):
-        // `Err` stops the pass at a control octet, `Ok(true)` when `/ ?`
-        // was found.
-        let mut phase1 = |v: __m128i, at: usize, live: u32| {
-            let stop = mask(control(v)) & live;
-            let want = before(stop, live);
-            let sq = mask(or(eq(v, slash), eq(v, query))) & want;
-            // `;` and `#` are rare: one mask tells whether either is here.
-            let (s, h) = (eq(v, semicolon), eq(v, hash));
-            if mask(or(s, h)) & want != 0 {
-                semi = semi.min(first(at, mask(s) & want));
-                hash_at = hash_at.min(first(at, mask(h) & want));
-            }
-            slash_query = first(at, sq);
-            match stop {
-                0 => Ok(sq != 0),
-                stop => Err(at + stop.trailing_zeros() as usize),
-            }
-        };
+        // Phase 1, a block at a time (whole blocks need no lanes masked).
         loop {
-            let step = match buf[..limit].get(at..at + 16) {
-                Some(whole) => phase1(
-                    load(whole.try_into().expect("16 octets")),
-                    at,
-                    0xffff,
-                ),
-                None if at < limit => {
-                    phase1(block(buf, at), at, live(limit - at))
-                }
+            let step = match buf[..limit].get(at..at + V::LANES) {
+                Some(whole) => unsafe {
+                    pass.phase1(V::load(whole), at, all::<V>())
+                },
+                None if at < limit => unsafe {
+                    pass.phase1(block(buf, at), at, live::<V>(limit - at))
+                },
                 None => break,
             };
-            at += 16;
+            at += V::LANES;
             match step {
                 Ok(false) => {}
                 Ok(true) => break,
-                Err(url_end) => {
-                    return found(url_end, slash_query, semi, hash_at);
-                }
+                Err(url_end) => return pass.found(url_end),
             }
         }
         // Phase 2: whole blocks first (no lanes past the limit to mask),
         // then the block the limit cuts.
-        let mut phase2 = |v: __m128i, at: usize, live: u32| {
-            if mask(or(control(v), eq(v, hash))) & live == 0 {
-                return None;
+        while let Some(whole) = buf[..limit].get(at..at + V::LANES) {
+            let end = unsafe { pass.phase2(V::load(whole), at, all::<V>()) };
+            if let Some(url_end) = end {
+                return pass.found(url_end);
             }
-            let stop = mask(control(v)) & live;
-            if hash_at == NONE {
-                hash_at = first(at, mask(eq(v, hash)) & before(stop, live));
-            }
-            (stop != 0).then(|| at + stop.trailing_zeros() as usize)
-        };
-        while let Some(whole) = buf[..limit].get(at..at + 16) {
-            if let Some(url_end) =
-                phase2(load(whole.try_into().expect("16 octets")), at, 0xffff)
-            {
-                return found(url_end, slash_query, semi, hash_at);
-            }
-            at += 16;
+            at += V::LANES;
         }
         if at < limit {
-            if let Some(url_end) = phase2(block(buf, at), at, live(limit - at))
-            {
-                return found(url_end, slash_query, semi, hash_at);
+            let v = unsafe { block(buf, at) };
+            let end = unsafe { pass.phase2(v, at, live::<V>(limit - at)) };
+            if let Some(url_end) = end {
+                return pass.found(url_end);
             }
         }
-        found(limit, slash_query, semi, hash_at)
+        pass.found(limit)
     }
 }

@@ -3,7 +3,9 @@
 use std::string::ToString;
 use std::vec::Vec;
 
-use super::{Line, find, portable, scan, scan_next};
+use super::{
+    Baseline, Line, find, portable, scan, scan_next, scan_next_with, scan_with,
+};
 
 /// The definition, one octet at a time (the oracle).
 fn naive(buf: &[u8], len: usize) -> Option<Line> {
@@ -68,10 +70,17 @@ fn check(buf: &[u8], len: usize) {
     let want = naive(buf, len);
     let show = || buf[..len].escape_ascii().to_string();
     assert_eq!(scan(buf, len), want, "scan {:?} (len {len})", show());
+    // SAFETY: the baseline pass needs nothing of the CPU.
+    let baseline = unsafe { scan_with::<Baseline>(buf, len) };
+    assert_eq!(baseline, want, "baseline {:?}", show());
     assert_eq!(scan_portable(buf, len), want, "portable {:?}", show());
     // The line as the start of a frontier chunk: alone, ended by `\n`, and
     // followed by more of the chunk.
-    assert_eq!(scan_next(buf), next_by_memchr(buf), "next {:?}", show());
+    let next = next_by_memchr(buf);
+    assert_eq!(scan_next(buf), next, "next {:?}", show());
+    // SAFETY: as above.
+    let baseline = unsafe { scan_next_with::<Baseline>(buf) };
+    assert_eq!(baseline, next, "baseline next {:?}", show());
     if !buf[..len].contains(&b'\n') {
         let mut chunk = buf[..len].to_vec();
         assert_eq!(scan_next(&chunk), (len, want), "last {:?}", show());
@@ -97,10 +106,14 @@ fn check(buf: &[u8], len: usize) {
     if let Some(line) = want {
         let from = line.scheme_len() + 3;
         for limit in [line.line_len(), buf.len()] {
-            assert_eq!(
-                find(buf, limit, from),
-                portable::find(buf, limit, from)
-            );
+            let portable = portable::find(buf, limit, from);
+            assert_eq!(find(buf, limit, from), portable);
+            #[cfg(target_arch = "x86_64")]
+            if super::avx2::available() {
+                // SAFETY: the CPU has AVX2.
+                let avx2 = unsafe { super::avx2::find(buf, limit, from) };
+                assert_eq!(avx2, portable);
+            }
         }
     }
 }
@@ -289,4 +302,19 @@ fn every_short_line() {
 fn public_types_are_send_and_sync() {
     fn is<T: Send + Sync + Unpin>() {}
     is::<Line>();
+}
+
+/// The tests above check the AVX2 pass (through [`scan`] and
+/// [`scan_next`], and its raw facts) only where the CPU has AVX2: say so
+/// where it does not.
+#[test]
+fn avx2_is_checked_where_the_cpu_has_it() {
+    #[cfg(target_arch = "x86_64")]
+    if super::avx2::available() {
+        assert!(std::is_x86_feature_detected!("avx2"));
+        return;
+    }
+    std::println!(
+        "skipping: no AVX2 here; only the SSE2 or portable pass was checked"
+    );
 }
