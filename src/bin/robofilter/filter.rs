@@ -1058,8 +1058,8 @@ impl<P: Put> Sink<P> {
     ) -> Result<()> {
         // A line that does not end within a window is over-long, as
         // `stream` would find it.
-        let window =
-            (WINDOW_BLOCKS * self.block_len).max(decider.max_url_len + 2);
+        let window = (WINDOW_BLOCKS * self.block_len)
+            .max(decider.max_url_len.saturating_add(2));
         let mut offset = 0;
         while offset < len {
             let map =
