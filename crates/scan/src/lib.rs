@@ -406,6 +406,67 @@ trait Vector: Copy {
     unsafe fn mask(self) -> u32;
 }
 
+/// Implements [`Vector`] for the vector type `$v` of `$lanes` octets with
+/// its target feature's intrinsics.
+#[cfg(target_arch = "x86_64")]
+macro_rules! vector {
+    (
+        $v:ty,
+        $lanes:expr,
+        $splat:ident,
+        $load:ident,
+        $eq:ident,
+        $or:ident,
+        $min:ident,
+        $mask:ident $(,)?
+    ) => {
+        // SAFETY (every method): the CPU has the target feature (the
+        // trait's contract), and `load` checks its length first. SSE2's
+        // value intrinsics are safe functions since Rust 1.87 but `unsafe
+        // fn`s before, and the crate builds with Rust 1.85: hence
+        // `unsafe` blocks that may be unused.
+        #[allow(unused_unsafe)]
+        impl Vector for $v {
+            const LANES: usize = $lanes;
+
+            #[inline(always)]
+            unsafe fn splat(b: u8) -> $v {
+                unsafe { $splat(b as i8) }
+            }
+
+            #[inline(always)]
+            unsafe fn load(block: &[u8]) -> $v {
+                assert!(block.len() >= $lanes);
+                // No alignment needed.
+                unsafe { $load(block.as_ptr().cast()) }
+            }
+
+            #[inline(always)]
+            unsafe fn eq(self, b: $v) -> $v {
+                unsafe { $eq(self, b) }
+            }
+
+            #[inline(always)]
+            unsafe fn or(self, b: $v) -> $v {
+                unsafe { $or(self, b) }
+            }
+
+            #[inline(always)]
+            unsafe fn le(self, b: $v) -> $v {
+                unsafe { $eq($min(self, b), self) }
+            }
+
+            #[inline(always)]
+            unsafe fn mask(self) -> u32 {
+                unsafe { $mask(self) as u32 }
+            }
+        }
+    };
+}
+
+#[cfg(target_arch = "x86_64")]
+use vector;
+
 /// SSE2, part of every x86_64 target: 16 lanes.
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
@@ -416,51 +477,16 @@ mod sse2 {
 
     use super::{Found, Vector};
 
-    // The value intrinsics are safe functions since Rust 1.87 (SSE2 is
-    // enabled for every x86_64 target) but `unsafe fn`s before, and the
-    // crate builds with Rust 1.85: hence `unsafe` blocks that may be
-    // unused.
-    #[allow(unused_unsafe)]
-    impl Vector for __m128i {
-        const LANES: usize = 16;
-
-        #[inline(always)]
-        unsafe fn splat(b: u8) -> __m128i {
-            // SAFETY: SSE2 is part of every x86_64 target.
-            unsafe { _mm_set1_epi8(b as i8) }
-        }
-
-        #[inline(always)]
-        unsafe fn load(block: &[u8]) -> __m128i {
-            assert!(block.len() >= 16);
-            // SAFETY: 16 readable octets (above); no alignment needed.
-            unsafe { _mm_loadu_si128(block.as_ptr().cast()) }
-        }
-
-        #[inline(always)]
-        unsafe fn eq(self, b: __m128i) -> __m128i {
-            // SAFETY: SSE2 is part of every x86_64 target.
-            unsafe { _mm_cmpeq_epi8(self, b) }
-        }
-
-        #[inline(always)]
-        unsafe fn or(self, b: __m128i) -> __m128i {
-            // SAFETY: SSE2 is part of every x86_64 target.
-            unsafe { _mm_or_si128(self, b) }
-        }
-
-        #[inline(always)]
-        unsafe fn le(self, b: __m128i) -> __m128i {
-            // SAFETY: SSE2 is part of every x86_64 target.
-            unsafe { _mm_cmpeq_epi8(_mm_min_epu8(self, b), self) }
-        }
-
-        #[inline(always)]
-        unsafe fn mask(self) -> u32 {
-            // SAFETY: SSE2 is part of every x86_64 target.
-            unsafe { _mm_movemask_epi8(self) as u32 }
-        }
-    }
+    super::vector!(
+        __m128i,
+        16,
+        _mm_set1_epi8,
+        _mm_loadu_si128,
+        _mm_cmpeq_epi8,
+        _mm_or_si128,
+        _mm_min_epu8,
+        _mm_movemask_epi8,
+    );
 
     /// [`super::simd::find`] in 16-octet blocks.
     #[inline(always)]
@@ -482,47 +508,16 @@ mod avx2 {
 
     use super::{Finder, Found, Line, Vector};
 
-    impl Vector for __m256i {
-        const LANES: usize = 32;
-
-        #[inline(always)]
-        unsafe fn splat(b: u8) -> __m256i {
-            // SAFETY: the caller's CPU has AVX2 (the trait's contract).
-            unsafe { _mm256_set1_epi8(b as i8) }
-        }
-
-        #[inline(always)]
-        unsafe fn load(block: &[u8]) -> __m256i {
-            assert!(block.len() >= 32);
-            // SAFETY: 32 readable octets (above), no alignment needed;
-            // the CPU has AVX2.
-            unsafe { _mm256_loadu_si256(block.as_ptr().cast()) }
-        }
-
-        #[inline(always)]
-        unsafe fn eq(self, b: __m256i) -> __m256i {
-            // SAFETY: the CPU has AVX2.
-            unsafe { _mm256_cmpeq_epi8(self, b) }
-        }
-
-        #[inline(always)]
-        unsafe fn or(self, b: __m256i) -> __m256i {
-            // SAFETY: the CPU has AVX2.
-            unsafe { _mm256_or_si256(self, b) }
-        }
-
-        #[inline(always)]
-        unsafe fn le(self, b: __m256i) -> __m256i {
-            // SAFETY: the CPU has AVX2.
-            unsafe { _mm256_cmpeq_epi8(_mm256_min_epu8(self, b), self) }
-        }
-
-        #[inline(always)]
-        unsafe fn mask(self) -> u32 {
-            // SAFETY: the CPU has AVX2.
-            unsafe { _mm256_movemask_epi8(self) as u32 }
-        }
-    }
+    super::vector!(
+        __m256i,
+        32,
+        _mm256_set1_epi8,
+        _mm256_loadu_si256,
+        _mm256_cmpeq_epi8,
+        _mm256_or_si256,
+        _mm256_min_epu8,
+        _mm256_movemask_epi8,
+    );
 
     /// Whether the CPU has AVX2: asked once, then remembered. Without
     /// `std` (which asks the CPU and the OS) the answer is no.
