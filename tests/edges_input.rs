@@ -575,3 +575,23 @@ fn finish(
     .unwrap();
     (status, lines, stderr)
 }
+
+/// Files whose size is not their length are read whole: procfs says 0
+/// (such a file is not mapped: it is read), sysfs says 4096 and cannot be
+/// mapped (the run falls back to reading). Each gives its one line, as
+/// `read` sees it.
+#[cfg(target_os = "linux")]
+#[test]
+fn files_whose_size_is_not_their_length_are_read_whole() {
+    let dir = compiled_dir("pseudo-files");
+    let sysfs = "/sys/kernel/mm/transparent_hugepage/enabled";
+    for path in ["/proc/version", sysfs] {
+        let Ok(text) = std::fs::read_to_string(path) else {
+            println!("skipping {path}: cannot be read here");
+            continue;
+        };
+        let args = ["filter", "rules.bin", "--agent", "Bot", "--emit", "all"];
+        let out = dir.run(&[&args[..], &[path]].concat()).ok();
+        assert_eq!(out, format!("invalid\t{}", text), "{path}");
+    }
+}

@@ -150,8 +150,6 @@ impl<R: Read> Read for Whole<R> {
 /// A window of a memory-mapped URL list: its octets from an offset on.
 pub struct Window {
     map: memmap2::Mmap,
-    /// Where the window's data starts in `map` (which starts on a page).
-    skip: usize,
     /// The file offset of the window's end.
     end: u64,
 }
@@ -159,7 +157,7 @@ pub struct Window {
 impl Window {
     /// The window's octets.
     pub fn data(&self) -> &[u8] {
-        &self.map[self.skip..]
+        &self.map
     }
 
     /// The file offset just past the window.
@@ -171,10 +169,12 @@ impl Window {
 /// Maps octets `offset..` of `file` (a URL list named `name`, `len` octets
 /// long when the run opened it), at least `min_len` of them or up to
 /// `len`, read-only; pages are read in now, and the next window's are
-/// asked for. Fails when the file is now shorter than `len`: it was cut
-/// (rewritten in place) underneath the run. A cut after this check raises
-/// SIGBUS when a page past the new end is read, which [`stop_on_sigbus`]
-/// turns into a stop that removes the run's temporary output.
+/// asked for. `None` if the file system cannot map the file (the caller
+/// reads it instead). Fails when the file is now shorter than `len`: it
+/// was cut (rewritten in place) underneath the run. A cut after this check
+/// raises SIGBUS when a page past the new end is read, which
+/// [`stop_on_sigbus`] turns into a stop that removes the run's temporary
+/// output.
 #[allow(unsafe_code)]
 pub fn map_window(
     file: &File,
@@ -182,8 +182,7 @@ pub fn map_window(
     min_len: usize,
     len: u64,
     name: &str,
-) -> Result<Window> {
-    const PAGE: u64 = 1 << 12;
+) -> Result<Option<Window>> {
     let now = file
         .metadata()
         .with_context(|| format!("cannot stat URL list '{name}'"))?
@@ -192,11 +191,10 @@ pub fn map_window(
         bail!("URL list '{name}': {}", shrank(len, now));
     }
     stop_on_sigbus();
-    let start = offset - offset % PAGE;
-    let skip = (offset - start) as usize;
     let end = len.min(offset.saturating_add(min_len as u64));
-    let map_len = usize::try_from(end - start)
-        .context("a URL list window larger than memory")?;
+    let Ok(map_len) = usize::try_from(end - offset) else {
+        return Ok(None);
+    };
     // SAFETY: the map is only read, as octets, for as long as `Window`
     // lives. Another process may write to the file meanwhile: the lines
     // read then are its new octets, as with `read`. One that cuts the
@@ -204,12 +202,12 @@ pub fn map_window(
     // return wrong octets.
     let map = unsafe {
         memmap2::MmapOptions::new()
-            .offset(start)
+            .offset(offset)
             .len(map_len)
             .populate()
             .map(file)
-    }
-    .with_context(|| format!("cannot map URL list '{name}'"))?;
+    };
+    let Ok(map) = map else { return Ok(None) };
     // Start reading the next window from disk while this one is decided.
     let next = end..len.min(end.saturating_add(min_len as u64));
     let _ = rustix::fs::fadvise(
@@ -218,7 +216,7 @@ pub fn map_window(
         std::num::NonZeroU64::new(next.end - next.start),
         rustix::fs::Advice::WillNeed,
     );
-    Ok(Window { map, skip, end })
+    Ok(Some(Window { map, end }))
 }
 
 /// Reads all of `path` (`-`: stdin) into memory. Rules files and bundles
@@ -1267,6 +1265,7 @@ mod tests {
             [(0, 10), (1, 4096), (4095, 10), (4097, 9_000)]
         {
             let w = map_window(file, offset, min_len, len, "in").unwrap();
+            let w = w.expect("a temporary file can be mapped");
             let start = offset as usize;
             let end = data.len().min(start + min_len);
             assert_eq!(w.data(), &data[start..end], "{offset} {min_len}");

@@ -323,8 +323,13 @@ impl Input {
             format!("cannot read URL list '{}'", files::display(path))
         })?;
         // Still plain (it may have been rewritten since it was checked).
+        // An empty one is read: a file whose size says 0 may still have
+        // octets to read (procfs).
         match now {
-            Some(now) if Compression::detect(&head[..head_len]).is_none() => {
+            Some(now)
+                if now > 0
+                    && Compression::detect(&head[..head_len]).is_none() =>
+            {
                 return Ok(Source::Mapped { file, len: now });
             }
             _ => {}
@@ -1064,6 +1069,15 @@ impl<P: Put> Sink<P> {
         while offset < len {
             let map =
                 files::map_window(input, offset, window, len, file.name)?;
+            let Some(map) = map else {
+                // The file system cannot map it: read the rest, from a
+                // line's start, as far as it goes (such a file's size may
+                // not be its length: sysfs says 4096).
+                input.seek(io::SeekFrom::Start(offset)).with_context(
+                    || format!("cannot read URL list '{}'", file.name),
+                )?;
+                return self.stream(decider, io::BufReader::new(input), file);
+            };
             let last = map.end() == len;
             let done = self.mapped_window(decider, map.data(), last, file)?;
             drop(map);
