@@ -1048,9 +1048,10 @@ impl<P: Put> Sink<P> {
     }
 
     /// Decides the plain regular `file` (named `file.name`), `len` octets
-    /// long when its turn came, through memory-mapped windows of at least
-    /// [`Sink::block_len`] octets: no copy into the process, and only a
-    /// window's pages mapped at a time. Blocks are cut at newlines as
+    /// long when its turn came, through memory-mapped windows of
+    /// [`WINDOW_BLOCKS`] blocks: no copy into the process, and only a
+    /// window's pages mapped at a time. A file the file system cannot map
+    /// is read instead, from the window it could not map. Blocks are cut at newlines as
     /// [`Sink::stream`] cuts them. A file that shrinks underneath the run
     /// stops it with an error (between windows; within one, SIGBUS does,
     /// see [`files::map_window`]).
