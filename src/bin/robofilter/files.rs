@@ -678,8 +678,7 @@ impl AtomicFile {
                 let result = file.and_then(|f| {
                     f.persist(&target).map(drop).map_err(|e| e.error)
                 });
-                temps.retain(|p| *p != tmp);
-                signal_safe::remove(&tmp);
+                temps.remove(&tmp);
                 result.with_context(what)
             }
         }
@@ -727,8 +726,7 @@ impl Drop for AtomicFile {
             // worth writing first.
             let (file, _) = file.into_parts();
             drop(file);
-            temps.retain(|p| *p != path);
-            signal_safe::remove(&path);
+            temps.remove(&path);
         }
     }
 }
@@ -802,9 +800,8 @@ fn temp_file(
             dest.display()
         )
     })?;
-    temps.push(file.path().to_path_buf());
+    temps.add(file.path().to_path_buf());
     drop(temps);
-    signal_safe::add(file.path());
     if let Some(old) = existing {
         #[cfg(unix)]
         {
@@ -817,8 +814,7 @@ fn temp_file(
         let kept = file.as_file().set_permissions(old.permissions());
         if let Err(e) = kept {
             let tmp = file.path().to_path_buf();
-            temp_registry().retain(|p| *p != tmp);
-            signal_safe::remove(&tmp);
+            temp_registry().remove(&tmp);
             return Err(e).with_context(|| {
                 format!(
                     "cannot give the new output '{}' the permissions of the \
@@ -840,7 +836,7 @@ pub fn registered_temp<T>(
     cleanup_on_signals();
     let mut temps = temp_registry();
     let (temp, path) = create()?;
-    temps.push(path);
+    temps.add(path);
     Ok(temp)
 }
 
@@ -853,29 +849,47 @@ pub fn commit_temp(
 ) -> io::Result<()> {
     let mut temps = temp_registry();
     let result = rename();
-    temps.retain(|p| p != path);
+    temps.remove(path);
     result
 }
 
 /// Forgets the registered temporary `path` (removed by its owner).
 pub fn forget_temp(path: &Path) {
-    temp_registry().retain(|p| p != path);
+    temp_registry().remove(path);
 }
 
 /// The temporary files and directories that exist now, for the signal
-/// handler.
-fn temp_registry() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
-    static TEMPS: std::sync::Mutex<Vec<PathBuf>> =
-        std::sync::Mutex::new(Vec::new());
+/// handlers: the paths, and (kept in step by [`Temps::add`] and
+/// [`Temps::remove`]) their names in [`signal_safe`]'s slots for SIGBUS.
+struct Temps {
+    paths: Vec<PathBuf>,
+}
+
+impl Temps {
+    fn add(&mut self, path: PathBuf) {
+        signal_safe::add(&path);
+        self.paths.push(path);
+    }
+
+    fn remove(&mut self, path: &Path) {
+        self.paths.retain(|p| p != path);
+        signal_safe::remove(path);
+    }
+}
+
+/// The registry of temporary files and directories, locked.
+fn temp_registry() -> std::sync::MutexGuard<'static, Temps> {
+    static TEMPS: std::sync::Mutex<Temps> =
+        std::sync::Mutex::new(Temps { paths: Vec::new() });
     TEMPS.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Removes the registered temporary files and directories; the registry
 /// is returned locked, to be held until the exit: no rename or new
 /// temporary file after this point.
-fn remove_temps() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+fn remove_temps() -> std::sync::MutexGuard<'static, Temps> {
     let temps = temp_registry();
-    for tmp in temps.iter() {
+    for tmp in &temps.paths {
         match fs::symlink_metadata(tmp) {
             Ok(m) if m.is_dir() => {
                 let _ = fs::remove_dir_all(tmp);
@@ -955,10 +969,11 @@ fn stop_on_sigbus() {
     });
 }
 
-/// The temporary output files' names where a signal handler may read
+/// The registered temporary files' names where a signal handler may read
 /// them: in fixed slots, as C strings that are never freed (a name is
-/// leaked when its file is committed or dropped; one per output file), so
-/// that [`stop_on_sigbus`] needs neither a lock nor an allocation.
+/// leaked when its file is committed or dropped: a few dozen octets per
+/// temporary file), so that [`stop_on_sigbus`] needs neither a lock nor
+/// an allocation.
 mod signal_safe {
     use std::ffi::{CStr, CString, c_char};
     use std::os::unix::ffi::OsStrExt;
@@ -966,8 +981,8 @@ mod signal_safe {
     use std::ptr;
     use std::sync::atomic::{AtomicPtr, Ordering};
 
-    /// More outputs at once than this (no command has them) are not
-    /// removed on SIGBUS.
+    /// More temporary files at once than this are not removed on SIGBUS
+    /// (which only `filter`, with one output, can meet).
     const SLOTS: usize = 8;
 
     static NAMES: [AtomicPtr<c_char>; SLOTS] =
