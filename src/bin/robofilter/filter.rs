@@ -1051,10 +1051,10 @@ impl<P: Put> Sink<P> {
     /// long when its turn came, through memory-mapped windows of
     /// [`WINDOW_BLOCKS`] blocks: no copy into the process, and only a
     /// window's pages mapped at a time. A file the file system cannot map
-    /// is read instead, from the window it could not map. Blocks are cut at newlines as
-    /// [`Sink::stream`] cuts them. A file that shrinks underneath the run
-    /// stops it with an error (between windows; within one, SIGBUS does,
-    /// see [`files::map_window`]).
+    /// is read instead, from the window it could not map. Blocks are cut
+    /// at newlines as [`Sink::stream`] cuts them. A file that shrinks
+    /// underneath the run stops it with an error (between windows; within
+    /// one, SIGBUS does, see [`files::map_window`]).
     fn mapped(
         &mut self,
         decider: &Decider<'_, '_>,
@@ -1066,6 +1066,8 @@ impl<P: Put> Sink<P> {
         // `stream` would find it.
         let window = (WINDOW_BLOCKS * self.block_len)
             .max(decider.max_url_len.saturating_add(2));
+        let name = file.name;
+        let read_error = || format!("cannot read URL list '{name}'");
         let mut offset = 0;
         while offset < len {
             let map =
@@ -1074,9 +1076,9 @@ impl<P: Put> Sink<P> {
                 // The file system cannot map it: read the rest, from a
                 // line's start, as far as it goes (such a file's size may
                 // not be its length: sysfs says 4096).
-                input.seek(io::SeekFrom::Start(offset)).with_context(
-                    || format!("cannot read URL list '{}'", file.name),
-                )?;
+                input
+                    .seek(io::SeekFrom::Start(offset))
+                    .with_context(read_error)?;
                 return self.stream(decider, io::BufReader::new(input), file);
             };
             let last = map.end() == len;
@@ -1086,8 +1088,6 @@ impl<P: Put> Sink<P> {
             if done == 0 && !last {
                 // No newline in a whole window: pass the line through
                 // as `stream` does, reading it.
-                let name = file.name;
-                let read_error = || format!("cannot read URL list '{name}'");
                 input
                     .seek(io::SeekFrom::Start(offset))
                     .with_context(read_error)?;
