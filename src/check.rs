@@ -20,6 +20,7 @@ use crate::error::{AgentError, LoadError};
 use crate::fetch::FetchStatus;
 use crate::rules::{Matcher, Reason, RuleInfo, Rules, is_rfc9309_robots_txt};
 use crate::shard::shard_of_key;
+use crate::tier::{Allowance, Hot};
 use crate::url::{MatchPath, NoHostKey, url_authority, url_host_key_end};
 use crate::verdict::{RuleKind, Verdict};
 
@@ -293,12 +294,50 @@ impl core::fmt::Display for MemberError {
 #[derive(Debug)]
 pub struct Matchers<'a> {
     each: Box<[Matcher<'a>]>,
+    /// Per agent, the count of its split or direct group, which gets its
+    /// whole DFA once it has decided many URLs (see `tier.rs`); agents of
+    /// one group share it.
+    hot: Box<[Option<Arc<Hot>>]>,
 }
 
 impl<'a> Matchers<'a> {
     /// The matchers, one per agent.
     pub fn new(each: Vec<Matcher<'a>>) -> Matchers<'a> {
-        Matchers { each: each.into_boxed_slice() }
+        let hot = each.iter().map(|_| None).collect();
+        Matchers { each: each.into_boxed_slice(), hot }
+    }
+
+    /// [`Matchers::new`] whose split and direct groups get their whole DFA
+    /// once they are hot, within `allowance`.
+    fn tiered(
+        each: Vec<Matcher<'a>>,
+        allowance: &Arc<Allowance>,
+    ) -> Matchers<'a> {
+        let mut hot: Vec<Option<Arc<Hot>>> = Vec::with_capacity(each.len());
+        for (i, m) in each.iter().enumerate() {
+            let same = (0..i).find(|&j| each[j].group() == m.group());
+            hot.push(match same {
+                Some(j) => hot[j].clone(),
+                None => Hot::for_matcher(m, allowance).map(Arc::new),
+            });
+        }
+        Matchers { each: each.into_boxed_slice(), hot: hot.into() }
+    }
+
+    /// Agent `i`'s verdict for `path` (read in the rules' dialect).
+    #[inline]
+    fn decide(&self, i: usize, path: MatchPath<'_>) -> Verdict {
+        let m = &self.each[i];
+        match &self.hot[i] {
+            None => m.decide_path(path),
+            Some(hot) => hot.decide(m, path),
+        }
+    }
+
+    /// Whether agent `i`'s group decides by a DFA built while deciding
+    /// (see `tier.rs`).
+    pub fn is_built(&self, i: usize) -> bool {
+        self.hot[i].as_ref().is_some_and(|h| h.is_built())
     }
 }
 
@@ -374,10 +413,8 @@ impl Target<'_, '_> {
     ) -> Outcome {
         match *self {
             Target::Rules(ms) => {
-                let m = &ms[agent];
-                Outcome::from(
-                    m.decide_path(path.for_dialect(url, m.dialect())),
-                )
+                let path = path.for_dialect(url, ms[agent].dialect());
+                Outcome::from(ms.decide(agent, path))
             }
             other => other.fixed_outcome(),
         }
@@ -401,6 +438,7 @@ impl Target<'_, '_> {
                 let Some(first) = ms.first() else { return };
                 let path = path.for_dialect(url, first.dialect());
                 let out = &mut out[..ms.len()];
+                let hot = &ms.hot[..ms.len()];
                 for i in 0..ms.len() {
                     // Agents whose group is the same (most agents fall
                     // back to `*`) share one walk: same group, same
@@ -408,7 +446,10 @@ impl Target<'_, '_> {
                     let group = ms[i].group();
                     out[i] = match (0..i).find(|&j| ms[j].group() == group) {
                         Some(j) => out[j],
-                        None => Outcome::from(ms[i].decide_path(path)),
+                        None => Outcome::from(match &hot[i] {
+                            None => ms[i].decide_path(path),
+                            Some(hot) => hot.decide(&ms[i], path),
+                        }),
                     };
                 }
             }
@@ -501,12 +542,16 @@ enum Scope<'a> {
         members: Arc<Members<'a>>,
         /// The agents' matchers per member, built on first use.
         matchers: Vec<OnceLock<Result<Matchers<'a>, MemberError>>>,
+        /// What hot groups may spend (shared with the other shards).
+        allowance: Arc<Allowance>,
     },
     Shards {
         dialect: Dialect,
         open: Opener<'a>,
         /// Per shard, a checker of its bundle, built on first use.
         shards: Vec<OnceLock<Result<UrlChecker<'a>, MemberError>>>,
+        /// What hot groups may spend, in all shards together.
+        allowance: Arc<Allowance>,
     },
 }
 
@@ -565,7 +610,10 @@ impl<'a> UrlChecker<'a> {
         let matchers = agents.iter().map(|a| rules.matcher(a));
         let matchers = matchers.collect::<Result<_, _>>()?;
         Ok(UrlChecker {
-            scope: Scope::Single(Matchers::new(matchers)),
+            scope: Scope::Single(Matchers::tiered(
+                matchers,
+                &Allowance::new(),
+            )),
             agents: agents.iter().map(|a| a.to_string()).collect(),
         })
     }
@@ -586,12 +634,23 @@ impl<'a> UrlChecker<'a> {
         members: Arc<Members<'a>>,
         agents: &[&str],
     ) -> Result<UrlChecker<'a>, MemberError> {
+        UrlChecker::bundle_in(bundle, members, agents, Allowance::new())
+    }
+
+    /// [`UrlChecker::bundle`] whose hot groups spend `allowance`.
+    fn bundle_in(
+        bundle: &Bundle<'a>,
+        members: Arc<Members<'a>>,
+        agents: &[&str],
+        allowance: Arc<Allowance>,
+    ) -> Result<UrlChecker<'a>, MemberError> {
         let matchers = (0..bundle.member_len()).map(|_| OnceLock::new());
         let checker = UrlChecker {
             scope: Scope::Hosts {
                 bundle: bundle.clone(),
                 members,
                 matchers: matchers.collect(),
+                allowance,
             },
             agents: agents.iter().map(|a| a.to_string()).collect(),
         };
@@ -625,6 +684,7 @@ impl<'a> UrlChecker<'a> {
                 dialect,
                 open: Opener(open),
                 shards: (0..count).map(|_| OnceLock::new()).collect(),
+                allowance: Allowance::new(),
             },
             agents: agents.iter().map(|a| a.to_string()).collect(),
         }
@@ -632,7 +692,8 @@ impl<'a> UrlChecker<'a> {
 
     /// The checker of shard `s`, opened on first use.
     fn shard(&self, s: usize) -> Result<&UrlChecker<'a>, MemberError> {
-        let Scope::Shards { dialect, open, shards } = &self.scope else {
+        let Scope::Shards { dialect, open, shards, allowance } = &self.scope
+        else {
             unreachable!("only a sharded bundle has shards")
         };
         shards[s]
@@ -650,7 +711,8 @@ impl<'a> UrlChecker<'a> {
                 }
                 let agents: Vec<&str> =
                     self.agents.iter().map(String::as_str).collect();
-                UrlChecker::bundle(&bundle, members, &agents)
+                let allowance = Arc::clone(allowance);
+                UrlChecker::bundle_in(&bundle, members, &agents, allowance)
                     .map_err(|e| e.in_shard(s))
             })
             .as_ref()
@@ -674,7 +736,9 @@ impl<'a> UrlChecker<'a> {
 
     /// The agents' matchers for bundle member `m`.
     fn member_matchers(&self, m: usize) -> Result<&Matchers<'a>, MemberError> {
-        let Scope::Hosts { bundle, members, matchers } = &self.scope else {
+        let Scope::Hosts { bundle, members, matchers, allowance } =
+            &self.scope
+        else {
             unreachable!("only bundles have members")
         };
         matchers[m]
@@ -685,7 +749,7 @@ impl<'a> UrlChecker<'a> {
                     .map_err(|e| error(e.to_string()))?;
                 let each = self.agents.iter().map(|a| rules.matcher(a));
                 each.collect::<Result<_, _>>()
-                    .map(Matchers::new)
+                    .map(|each| Matchers::tiered(each, allowance))
                     .map_err(|e| error(e.to_string()))
             })
             .as_ref()
@@ -928,4 +992,114 @@ fn write_rule(out: &mut Vec<u8>, rule: RuleInfo<'_>) {
     };
     out.extend_from_slice(format!("line {}: {key}: ", rule.line()).as_bytes());
     out.extend_from_slice(rule.value());
+}
+
+#[cfg(all(test, feature = "compile"))]
+mod tests {
+    use super::{HostCache, Outcome, Target, UrlChecker};
+    use crate::aligned::AlignedBytes;
+    use crate::compile::tests::{WILDCARD_GROUP, wildcard_paths};
+    use crate::compile::{Compiler, Config};
+    use crate::dialect::Dialect;
+    use crate::rules::{EngineKind, Rules};
+    use crate::tier::HOT_AFTER;
+
+    fn rules_of(robots: &[u8], config: Config) -> AlignedBytes {
+        AlignedBytes::from(
+            &Compiler::with_config(config).compile(robots).unwrap()[..],
+        )
+    }
+
+    /// Decides `count` URLs made of `paths` (in turn) through `checker`,
+    /// each checked against the reference matcher (`explain`); returns
+    /// whether the agent's group was built after each URL.
+    fn decide(
+        checker: &UrlChecker<'_>,
+        paths: &[Vec<u8>],
+        count: usize,
+    ) -> Vec<bool> {
+        let mut cache = HostCache::new();
+        let mut each = [Outcome::Invalid];
+        let mut built = Vec::with_capacity(count);
+        for p in paths.iter().cycle().take(count) {
+            let url = [b"http://h", &p[..]].concat();
+            checker.check_each(&url, &mut cache, &mut each).unwrap();
+            let Ok(Target::Rules(ms)) = checker.target(&url, &mut cache)
+            else {
+                panic!("a rules file decides by rules");
+            };
+            let want = Outcome::from(ms[0].explain(&url).verdict());
+            assert_eq!(each[0], want, "{:?}", url.escape_ascii().to_string());
+            built.push(ms.is_built(0));
+        }
+        built
+    }
+
+    /// A split group and a direct group (compiled with small byte
+    /// budgets) get their whole DFA after HOT_AFTER URLs, and give the
+    /// reference's verdicts before and after, in both dialects.
+    #[test]
+    fn hot_split_and_direct_groups_are_built_with_the_same_verdicts() {
+        let paths = wildcard_paths();
+        for dialect in [Dialect::Google, Dialect::Rfc9309] {
+            for (limit, engine) in
+                [(24 << 10, EngineKind::SplitDfa), (64, EngineKind::Direct)]
+            {
+                let config =
+                    Config::new().dialect(dialect).dfa_byte_limit(limit);
+                let bytes = rules_of(WILDCARD_GROUP, config);
+                let rules = Rules::from_bytes(bytes.as_bytes()).unwrap();
+                assert_eq!(rules.groups().next().unwrap().engine(), engine);
+                let checker = UrlChecker::rules(&rules, &["bot"]).unwrap();
+                let n = HOT_AFTER as usize;
+                let built = decide(&checker, &paths, n + paths.len());
+                // Built by the thread that counted the HOT_AFTERth URL,
+                // before it decided that URL.
+                assert!(!built[n - 2], "{dialect:?} {engine:?}");
+                assert!(built[n - 1], "{dialect:?} {engine:?}");
+                assert!(built.last().copied().unwrap());
+            }
+        }
+    }
+
+    /// A group stored as one DFA has nothing to build; nor has a file
+    /// compiled with budgets at least a build's (its groups would not fit
+    /// again): a rule with more `*` than the builder takes.
+    #[test]
+    fn groups_that_cannot_gain_are_not_built() {
+        let paths = wildcard_paths();
+        let whole = rules_of(WILDCARD_GROUP, Config::new());
+        let whole = Rules::from_bytes(whole.as_bytes()).unwrap();
+        let stars =
+            format!("user-agent: *\ndisallow: /{}x\n", "a*".repeat(300));
+        let direct = rules_of(stars.as_bytes(), Config::new());
+        let direct = Rules::from_bytes(direct.as_bytes()).unwrap();
+        assert_eq!(
+            direct.groups().next().unwrap().engine(),
+            EngineKind::Direct
+        );
+        for rules in [&whole, &direct] {
+            let checker = UrlChecker::rules(rules, &["bot"]).unwrap();
+            let built = decide(&checker, &paths, HOT_AFTER as usize + 10);
+            assert!(!built.iter().any(|&b| b));
+        }
+    }
+
+    /// Threads deciding one hot group side by side: one builds, every
+    /// verdict stays the reference's.
+    #[test]
+    fn threads_share_one_build() {
+        let paths = wildcard_paths();
+        let config = Config::new().dfa_byte_limit(24 << 10);
+        let bytes = rules_of(WILDCARD_GROUP, config);
+        let rules = Rules::from_bytes(bytes.as_bytes()).unwrap();
+        let checker = UrlChecker::rules(&rules, &["bot"]).unwrap();
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| decide(&checker, &paths, HOT_AFTER as usize));
+            }
+        });
+        let built = decide(&checker, &paths, 1);
+        assert!(built[0]);
+    }
 }

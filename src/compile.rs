@@ -326,6 +326,100 @@ fn split(
     }
 }
 
+/// The automaton builder's rules for a group's `(kind, pattern)` pairs
+/// (patterns normalised, none empty) in `dialect`: with each Allow rule's
+/// index.html alias and, in rfc9309, the always-allowed `/robots.txt`.
+/// `None` if a rule holds more than [`MAX_RULE_STARS`] `*`: such a group
+/// uses the direct matcher.
+fn build_rules<'r>(
+    dialect: Dialect,
+    rules: impl Iterator<Item = (RuleKind, &'r [u8])>,
+) -> Option<Vec<BuildRule>> {
+    let mut out: Vec<BuildRule> = Vec::new();
+    let mut add = |kind, priority: u32, pat: &[u8]| {
+        let (toks, anchored) = pattern::tokens(pat, dialect);
+        out.push(BuildRule { kind, priority, toks, anchored });
+    };
+    for (kind, p) in rules {
+        add(kind, p.len() as u32, p);
+        if kind == RuleKind::Allow {
+            if let Some(alias) = pattern::index_html_alias(p) {
+                add(RuleKind::Allow, alias.len() as u32, &alias);
+            }
+        }
+    }
+    let stars = |r: &BuildRule| {
+        let mut n = 0;
+        for (i, t) in r.toks.iter().enumerate() {
+            if *t == Tok::Star && (i == 0 || r.toks[i - 1] != Tok::Star) {
+                n += 1;
+            }
+        }
+        n
+    };
+    if out.iter().any(|r| stars(r) > MAX_RULE_STARS) {
+        return None;
+    }
+    if dialect == Dialect::Rfc9309 {
+        // RFC 9309 §2.2.2: /robots.txt (with any query) always wins.
+        for pat in [&b"/robots.txt$"[..], b"/robots.txt?"] {
+            let toks = pat
+                .iter()
+                .filter(|&&b| b != b'$')
+                .map(|&b| Tok::Byte(b))
+                .collect();
+            out.push(BuildRule {
+                kind: RuleKind::Allow,
+                priority: ROBOTS_TXT_PRIORITY,
+                toks,
+                anchored: pat.ends_with(b"$"),
+            });
+        }
+    }
+    Some(out)
+}
+
+/// What [`whole_dfa`] gave.
+#[derive(Debug)]
+pub(crate) enum Whole {
+    /// The DFA's bytes.
+    Built(Vec<u8>),
+    /// The work given ran out first: more work may build it.
+    OutOfWork,
+    /// Past the state or byte budget, or a rule with too many `*`.
+    TooLarge,
+}
+
+/// One verdict DFA for a group's `(kind, pattern)` pairs (as stored in a
+/// rules file), built within the group budgets of [`Config::new`] (50,000
+/// states, 25 M steps, 4 MiB) and at most `work` steps: what a
+/// [`UrlChecker`](crate::UrlChecker) builds in memory for a split or
+/// direct group that decides many URLs (`tier.rs`). The same construction
+/// as [`Compiler::compile`]'s for one robots.txt, so the same verdicts as
+/// the stored engine. Returns the outcome and the steps spent.
+pub(crate) fn whole_dfa<'r>(
+    dialect: Dialect,
+    rules: impl Iterator<Item = (RuleKind, &'r [u8])>,
+    work: u64,
+) -> (Whole, u64) {
+    let Some(rules) = build_rules(dialect, rules) else {
+        return (Whole::TooLarge, 0);
+    };
+    let config = Config::new();
+    let budget = Budget {
+        max_states: config.max_states,
+        max_work: config.max_work,
+        max_cells: config.max_bytes as u64,
+    };
+    let mut meter = build::Meter::new(work);
+    let whole = match build::build(&rules, budget, &mut meter) {
+        Ok(b) if b.len() <= config.max_bytes => Whole::Built(b),
+        Err(OverBudget::FileWork) => Whole::OutOfWork,
+        Ok(_) | Err(_) => Whole::TooLarge,
+    };
+    (whole, meter.spent())
+}
+
 /// The split engine's bytes: `count`, 0, then (offset, length) per part,
 /// then the parts at 8-aligned offsets.
 fn split_blob(parts: &[Vec<u8>]) -> Vec<u8> {
@@ -625,49 +719,10 @@ impl Writer {
             return (ENGINE_DIRECT, crate::wire::NOTE_FILE_WORK, Vec::new());
         }
         let dialect = self.config.dialect;
-        let mut build_rules: Vec<BuildRule> =
-            Vec::with_capacity(rules.len() + 2);
-        let mut add = |kind, priority: u32, pat: &[u8]| {
-            let (toks, anchored) = pattern::tokens(pat, dialect);
-            build_rules.push(BuildRule { kind, priority, toks, anchored });
-        };
-        for r in rules {
-            let p = r.pattern();
-            add(r.kind(), p.len() as u32, p);
-            if r.kind() == RuleKind::Allow {
-                if let Some(alias) = pattern::index_html_alias(p) {
-                    add(RuleKind::Allow, alias.len() as u32, &alias);
-                }
-            }
-        }
-        let stars = |r: &BuildRule| {
-            let mut n = 0;
-            for (i, t) in r.toks.iter().enumerate() {
-                if *t == Tok::Star && (i == 0 || r.toks[i - 1] != Tok::Star) {
-                    n += 1;
-                }
-            }
-            n
-        };
-        if build_rules.iter().any(|r| stars(r) > MAX_RULE_STARS) {
+        let pairs = rules.iter().map(|r| (r.kind(), r.pattern()));
+        let Some(mut build_rules) = build_rules(dialect, pairs) else {
             return (ENGINE_DIRECT, crate::wire::NOTE_RULE_STARS, Vec::new());
-        }
-        if dialect == Dialect::Rfc9309 {
-            // RFC 9309 §2.2.2: /robots.txt (with any query) always wins.
-            for pat in [&b"/robots.txt$"[..], b"/robots.txt?"] {
-                let toks = pat
-                    .iter()
-                    .filter(|&&b| b != b'$')
-                    .map(|&b| Tok::Byte(b))
-                    .collect();
-                build_rules.push(BuildRule {
-                    kind: RuleKind::Allow,
-                    priority: ROBOTS_TXT_PRIORITY,
-                    toks,
-                    anchored: pat.ends_with(b"$"),
-                });
-            }
-        }
+        };
         let max_bytes = self.config.max_bytes;
         let budget = Budget {
             max_states: self.config.max_states,
@@ -851,7 +906,7 @@ impl Writer {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::aligned::AlignedBytes;
     use crate::rules::{EngineKind, Rules};
@@ -1019,7 +1074,7 @@ mod tests {
     /// Wildcard rules of the kind large sites write (extensions anywhere,
     /// `*` between path segments, queries): their verdict DFA is a few tens
     /// of KiB, so byte budgets around it split the group.
-    const WILDCARD_GROUP: &[u8] = b"user-agent: *\n\
+    pub(crate) const WILDCARD_GROUP: &[u8] = b"user-agent: *\n\
         disallow: /*.json\ndisallow: /*.json-compact\n\
         disallow: /*.json-html\ndisallow: /*.xml\ndisallow: /*.rss\n\
         disallow: /*.i\ndisallow: /*.embed\n\
@@ -1034,7 +1089,7 @@ mod tests {
 
     /// Paths made of the pieces [`WILDCARD_GROUP`]'s rules test for, in a
     /// fixed pseudo-random order, with escapes and non-ASCII octets.
-    fn wildcard_paths() -> Vec<Vec<u8>> {
+    pub(crate) fn wildcard_paths() -> Vec<Vec<u8>> {
         let pieces: [&[u8]; 18] = [
             b"/",
             b"f",

@@ -190,6 +190,7 @@ mod bundler;
 #[cfg(feature = "compile")]
 mod compile;
 mod fetch;
+mod tier;
 // Whole URL lines, as every front end decides them.
 mod check;
 

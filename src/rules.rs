@@ -1312,6 +1312,31 @@ impl<'a> Matcher<'a> {
         self.source
     }
 
+    /// The engine the agent's group was stored with.
+    pub(crate) fn engine_kind(&self) -> EngineKind {
+        match self.engine {
+            Engine::Dfa(_) => EngineKind::VerdictDfa,
+            Engine::Split(_) => EngineKind::SplitDfa,
+            Engine::Direct(_) => EngineKind::Direct,
+            Engine::AllowAll => EngineKind::AllowAll,
+        }
+    }
+
+    /// The rules file this matcher decides by.
+    pub(crate) fn rules(&self) -> &Rules<'a> {
+        &self.rules
+    }
+
+    /// The group's rules as stored: kind and normalised pattern, in file
+    /// order (none if no group applies).
+    #[cfg_attr(not(feature = "compile"), allow(dead_code))]
+    pub(crate) fn rule_patterns(
+        &self,
+    ) -> impl Iterator<Item = (RuleKind, &'a [u8])> + '_ {
+        let rules = self.group().map(|g| self.rules.group_rules(g));
+        rules.into_iter().flatten().map(|r| (r.kind, r.pattern))
+    }
+
     /// The index of the agent's group, if one applies.
     #[inline]
     pub fn group(&self) -> Option<usize> {
