@@ -47,8 +47,8 @@ use criterion::{
 };
 use robofilter::{
     AlignedBytes, Bundle, BundleBuilder, Compiler, Config, Dialect,
-    EngineKind, Fetch, HostRules, MatchPath, Matcher, RobotsTxt, Rules,
-    Verdict,
+    EngineKind, Fetch, HostCache, HostRules, MatchPath, Matcher, Outcome,
+    RobotsTxt, Rules, UrlChecker, Verdict,
 };
 
 /// The agents decided in every corpus: one named in the sample and in most
@@ -1073,6 +1073,50 @@ fn bench_split_walk(c: &mut Criterion) {
         let parsed: Vec<MatchPath<'_>> =
             paths.iter().map(|p| MatchPath::parse(p, dialect)).collect();
         bench_paths(&mut g, id, &m, &parsed, allowed);
+    }
+    // Whole lines through a checker (what `filter` and the wheel do): the
+    // smallest split, before its group is hot and once it is (its whole
+    // DFA built in memory, `src/tier.rs`), against the stored DFA.
+    let split = &variants.last().expect("a split variant").1;
+    for (id, bytes, hot) in [
+        ("checker/dfa", &variants[0].1, false),
+        ("checker/cold", split, false),
+        ("checker/hot", split, true),
+    ] {
+        let rules = Rules::from_bytes(bytes.as_bytes()).expect("loads");
+        let decide = |checker: &UrlChecker<'_>, urls: &[Vec<u8>]| {
+            let mut cache = HostCache::new();
+            let mut each = [Outcome::Invalid];
+            let mut n = 0;
+            for u in urls {
+                checker.check_each(u, &mut cache, &mut each).expect("rules");
+                n += u64::from(each[0] == Outcome::Allow);
+            }
+            n
+        };
+        let warm = UrlChecker::rules(&rules, &["bot"]).expect("agent");
+        if hot {
+            // Past the 16,384 URLs after which the group is built.
+            for _ in 0..2 {
+                decide(&warm, &paths);
+            }
+        }
+        g.bench_function(id, |b| {
+            b.iter(|| {
+                // A cold checker is made anew: 10,000 URLs leave it cold.
+                let fresh;
+                let checker = if hot {
+                    &warm
+                } else {
+                    fresh =
+                        UrlChecker::rules(&rules, &["bot"]).expect("agent");
+                    &fresh
+                };
+                let n = decide(checker, black_box(&paths));
+                assert_eq!(n, allowed, "{id}");
+                n
+            })
+        });
     }
     g.finish();
 }
