@@ -1002,7 +1002,7 @@ mod tests {
     use crate::compile::{Compiler, Config};
     use crate::dialect::Dialect;
     use crate::rules::{EngineKind, Rules};
-    use crate::tier::HOT_AFTER;
+    use crate::tier::{BUILD_BYTES, BUILD_STATES, BUILD_WORK, HOT_AFTER};
 
     fn rules_of(robots: &[u8], config: Config) -> AlignedBytes {
         AlignedBytes::from(
@@ -1083,6 +1083,16 @@ mod tests {
             let built = decide(&checker, &paths, HOT_AFTER as usize + 10);
             assert!(!built.iter().any(|&b| b));
         }
+    }
+
+    /// The budgets a build uses are `Config::new`'s (what a rules file
+    /// records), so that a file compiled with them is not built again.
+    #[test]
+    fn builds_use_the_compilers_default_budgets() {
+        let bytes = rules_of(b"user-agent: *\ndisallow: /a\n", Config::new());
+        let rules = Rules::from_bytes(bytes.as_bytes()).unwrap();
+        assert_eq!(rules.dfa_budgets(), (BUILD_STATES, BUILD_WORK));
+        assert_eq!(rules.dfa_byte_limit(), Some(BUILD_BYTES));
     }
 
     /// Threads deciding one hot group side by side: one builds, every

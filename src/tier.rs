@@ -66,12 +66,12 @@ pub(crate) const MEMORY: usize = 64 << 20;
 /// more real ones.
 pub(crate) const WORK: u64 = 100_000_000;
 
-/// The group budgets a build uses (those of `Config::new`): a rules file
-/// compiled with budgets at least these stored its groups as they would be
-/// built again, so its groups are not tried.
-const BUILD_STATES: u32 = 50_000;
-const BUILD_WORK: u64 = 25_000_000;
-const BUILD_BYTES: u64 = 4 << 20;
+/// The group budgets a build uses (those of `Config::new`, which a test
+/// checks): a rules file compiled with budgets at least these stored its
+/// groups as they would be built again, so its groups are not tried.
+pub(crate) const BUILD_STATES: u32 = 50_000;
+pub(crate) const BUILD_WORK: u64 = 25_000_000;
+pub(crate) const BUILD_BYTES: u64 = 4 << 20;
 
 /// What builds may still spend, shared by the groups of a checker and of
 /// its shards.
@@ -178,7 +178,9 @@ impl Hot {
         }
     }
 
-    /// Whether the whole DFA has been built (for tests and `inspect`).
+    /// Whether the whole DFA has been built ([`Matchers::is_built`]).
+    ///
+    /// [`Matchers::is_built`]: crate::Matchers::is_built
     pub(crate) fn is_built(&self) -> bool {
         matches!(self.dfa.get(), Some(Some(_)))
     }
@@ -234,10 +236,8 @@ impl Hot {
     }
 }
 
-/// The built DFA's verdict, out of line: [`Dfa::decide`] is inlined where
+/// The built DFA's verdict, out of line: `Dfa::decide` is inlined where
 /// it is called, and once behind `Matcher::decide_path` is enough.
-///
-/// [`Dfa::decide`]: crate::dfa::Dfa
 #[inline(never)]
 fn decide_built(
     dfa: &OwnedDfa,
