@@ -1096,8 +1096,8 @@ fn bench_split_walk(c: &mut Criterion) {
         };
         let warm = UrlChecker::rules(&rules, &["bot"]).expect("agent");
         if hot {
-            // Past the 16,384 URLs after which the group is built.
-            for _ in 0..2 {
+            // Past the 32,768 URLs after which the group is built.
+            for _ in 0..4 {
                 decide(&warm, &paths);
             }
         }

@@ -25,11 +25,13 @@
 //! built automata and [`WORK`] construction steps; past either, groups
 //! keep their stored engine. Builds cost about 165 instructions a step:
 //! reddit.com's group 0.65 M steps (0.11 G instructions), wikipedia.org's
-//! 418 rules 0.52 M. On the corpus frontier (2.2 M URLs) three groups are
-//! built and the run takes 12 % fewer instructions (BENCHMARKS.md, "Issue
-//! 13: hot groups"). A build at a lower count pays off less often: at
-//! 4,096 URLs eight groups were built, most of which did not see enough
-//! URLs afterwards to repay it (−6 % in all).
+//! 418 rules 0.52 M: about 0.1 G instructions, which a group saving 1 k
+//! per URL repays over some 100 k URLs. On the corpus frontier (2.2 M
+//! URLs) only reddit.com's group reaches [`HOT_AFTER`] and the run takes
+//! 15 % fewer instructions (BENCHMARKS.md, "Issue 13: hot groups"). A
+//! lower count pays off less often: at 16,384 wikipedia's group was built
+//! too (98 M instructions) and saved 13 M over its 9 k remaining URLs
+//! (−12 % in all); at 4,096 eight groups were built (−6 %).
 //!
 //! Without the `compile` feature (the search path alone) nothing is built.
 
@@ -49,10 +51,10 @@ use crate::verdict::Verdict;
 
 /// URLs a group decides with its stored engine before its whole DFA is
 /// first tried; then again at 4, 16, 64 ... times as many.
-pub(crate) const HOT_AFTER: u32 = 16384;
+pub(crate) const HOT_AFTER: u32 = 32_768;
 
 /// Construction steps a build may take per URL the group has decided: the
-/// first try gets 1 M steps (about 0.17 G instructions), which the real
+/// first try gets 2 M steps (about 0.35 G instructions), which the real
 /// over-budget groups above fit; a try never costs more than about 10 k
 /// instructions per URL the group has decided, each of which cost about
 /// 1 k more than one automaton's walk.
