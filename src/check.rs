@@ -327,17 +327,27 @@ impl<'a> Matchers<'a> {
     /// Agent `i`'s verdict for `path` (read in the rules' dialect).
     #[inline]
     fn decide(&self, i: usize, path: MatchPath<'_>) -> Verdict {
-        let m = &self.each[i];
-        match &self.hot[i] {
-            None => m.decide_path(path),
-            Some(hot) => hot.decide(m, path),
-        }
+        decide_one(&self.each[i], &self.hot[i], path)
     }
 
     /// Whether agent `i`'s group decides by a DFA built while deciding
     /// (see `tier.rs`).
     pub fn is_built(&self, i: usize) -> bool {
         self.hot[i].as_ref().is_some_and(|h| h.is_built())
+    }
+}
+
+/// A matcher's verdict for `path`, through its group's count (`hot`) if it
+/// has one.
+#[inline(always)]
+fn decide_one(
+    m: &Matcher<'_>,
+    hot: &Option<Arc<Hot>>,
+    path: MatchPath<'_>,
+) -> Verdict {
+    match hot {
+        None => m.decide_path(path),
+        Some(hot) => hot.decide(m, path),
     }
 }
 
@@ -446,10 +456,9 @@ impl Target<'_, '_> {
                     let group = ms[i].group();
                     out[i] = match (0..i).find(|&j| ms[j].group() == group) {
                         Some(j) => out[j],
-                        None => Outcome::from(match &hot[i] {
-                            None => ms[i].decide_path(path),
-                            Some(hot) => hot.decide(&ms[i], path),
-                        }),
+                        None => {
+                            Outcome::from(decide_one(&ms[i], &hot[i], path))
+                        }
                     };
                 }
             }

@@ -135,6 +135,19 @@ impl Config {
     pub fn get_parse_limit(&self) -> usize {
         self.parse_limit
     }
+
+    /// One group's construction budget: its states, its work, and as many
+    /// table cells as its byte budget has octets (a cell takes at least 2
+    /// octets, and minimisation removes states: past that the result is
+    /// unlikely to fit, and stopping there bounds the time spent on large
+    /// groups).
+    fn group_budget(&self) -> Budget {
+        Budget {
+            max_states: self.max_states,
+            max_work: self.max_work,
+            max_cells: self.max_bytes as u64,
+        }
+    }
 }
 
 /// Compiles robots.txt files into rules files.
@@ -406,11 +419,7 @@ pub(crate) fn whole_dfa<'r>(
         return (Whole::TooLarge, 0);
     };
     let config = Config::new();
-    let budget = Budget {
-        max_states: config.max_states,
-        max_work: config.max_work,
-        max_cells: config.max_bytes as u64,
-    };
+    let budget = config.group_budget();
     let mut meter = build::Meter::new(work);
     let whole = match build::build(&rules, budget, &mut meter) {
         Ok(b) if b.len() <= config.max_bytes => Whole::Built(b),
@@ -724,14 +733,7 @@ impl Writer {
             return (ENGINE_DIRECT, crate::wire::NOTE_RULE_STARS, Vec::new());
         };
         let max_bytes = self.config.max_bytes;
-        let budget = Budget {
-            max_states: self.config.max_states,
-            max_work: self.config.max_work,
-            // A cell takes at least 2 octets, and minimisation removes
-            // states: past `max_bytes` cells the result is unlikely to fit,
-            // and stopping there bounds the time spent on large groups.
-            max_cells: max_bytes as u64,
-        };
+        let budget = self.config.group_budget();
         let over = match build::build(&build_rules, budget, &mut self.meter) {
             Ok(built) if built.len() <= max_bytes => {
                 return (ENGINE_DFA, NOTE_NONE, built);

@@ -334,8 +334,7 @@ impl Input {
             }
             _ => {}
         }
-        let reader = Box::new(io::BufReader::new(file));
-        Ok(Source::Stream(decompress(reader, &files::display(path))?))
+        Ok(Source::Stream(file_reader(file, now, path)?))
     }
 
     /// The input's octets, decompressed: a regular file is opened again.
@@ -344,12 +343,22 @@ impl Input {
             Input::Stream(r) => Ok(r),
             Input::File { len, .. } => {
                 let (file, now) = reopen(path, len)?;
-                let file = files::Whole::new(file, now.unwrap_or(0));
-                let reader = Box::new(io::BufReader::new(file));
-                decompress(reader, &files::display(path))
+                file_reader(file, now, path)
             }
         }
     }
+}
+
+/// The reader of a URL list file opened again (`now` octets long, if it is
+/// still a regular file), decompressed, which fails if the file ends
+/// before that length ([`files::Whole`]).
+fn file_reader(
+    file: File,
+    now: Option<u64>,
+    path: &Path,
+) -> Result<Box<dyn Read + Send>> {
+    let file = files::Whole::new(file, now.unwrap_or(0));
+    decompress(Box::new(io::BufReader::new(file)), &files::display(path))
 }
 
 /// Opens the URL list `path`, `len` octets long when it was checked, again
