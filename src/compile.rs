@@ -658,8 +658,35 @@ impl Writer {
         if let Some(&id) = self.group_ids.get(&key) {
             return Ok(id);
         }
+        let content: Vec<(RuleKind, Vec<u8>)> =
+            rules.iter().map(|r| (r.kind(), r.pattern().to_vec())).collect();
+        let (engine, note, off, len) = match self.built.get(&content) {
+            // The same engine bytes serve both groups.
+            Some(&found) => found,
+            None => {
+                let (engine, note, bytes) = self.engine(&rules);
+                // Engines are 64-byte aligned inside a 64-byte aligned
+                // section.
+                self.engines
+                    .resize(self.engines.len().next_multiple_of(64), 0);
+                let off = self.engines.len() as u64;
+                let len = bytes.len() as u64;
+                self.engines.extend_from_slice(&bytes);
+                self.built.insert(content, (engine, note, off, len));
+                (engine, note, off, len)
+            }
+        };
+        let mut stored = rules.clone();
+        if engine == ENGINE_DIRECT {
+            // In the order of the direct matcher's index (by literal
+            // prefix, ties in file order), which loading then finds sorted.
+            let dialect = self.config.dialect;
+            stored.sort_by_cached_key(|r| {
+                pattern::literal_prefix(r.pattern(), dialect)
+            });
+        }
         let rules_start = self.rule_len;
-        for r in &rules {
+        for r in &stored {
             let (voff, vlen) = self.string(r.value())?;
             let (poff, plen) = self.string(r.pattern())?;
             let kind = match r.kind() {
@@ -683,24 +710,6 @@ impl Writer {
             );
             self.rule_len = to_u32(self.rule_len as usize + 1, "rules")?;
         }
-        let content: Vec<(RuleKind, Vec<u8>)> =
-            rules.iter().map(|r| (r.kind(), r.pattern().to_vec())).collect();
-        let (engine, note, off, len) = match self.built.get(&content) {
-            // The same engine bytes serve both groups.
-            Some(&found) => found,
-            None => {
-                let (engine, note, bytes) = self.engine(&rules);
-                // Engines are 64-byte aligned inside a 64-byte aligned
-                // section.
-                self.engines
-                    .resize(self.engines.len().next_multiple_of(64), 0);
-                let off = self.engines.len() as u64;
-                let len = bytes.len() as u64;
-                self.engines.extend_from_slice(&bytes);
-                self.built.insert(content, (engine, note, off, len));
-                (engine, note, off, len)
-            }
-        };
         push_rec(
             &mut self.groups,
             &[
@@ -911,7 +920,7 @@ impl Writer {
 pub(crate) mod tests {
     use super::*;
     use crate::aligned::AlignedBytes;
-    use crate::rules::{EngineKind, Rules};
+    use crate::rules::{EngineKind, Reason, Rules};
 
     /// A group whose DFA exceeds a tiny state budget is split into score
     /// DFAs and still gives the verdicts of the unsplit group.
@@ -1133,6 +1142,61 @@ pub(crate) mod tests {
     fn rules_of(robots: &[u8], config: Config) -> AlignedBytes {
         let bytes = Compiler::with_config(config).compile(robots).unwrap();
         AlignedBytes::from(&bytes[..])
+    }
+
+    /// Rules whose equal-length matches tie (`/ab*` and `/a*b` on `/ab`),
+    /// listed out of prefix order, with an index.html alias among them.
+    const TIES: &[u8] = b"user-agent: *\ndisallow: /ab*\ndisallow: /a*b\n\
+        allow: /a/index.html\nallow: /a*\ndisallow: /a/\ndisallow: /*\n\
+        allow: /c\ndisallow: /ab*\n";
+
+    /// A direct group's rules are stored by literal prefix (ties in file
+    /// order), and its matcher reports the same rule with its index as
+    /// without: the earliest line among the longest matches.
+    #[test]
+    fn direct_groups_are_stored_in_index_order() {
+        let mut paths = wildcard_paths();
+        paths.extend(
+            ["/ab", "/abc", "/a/", "/a/index.html", "/c", "/"]
+                .map(|p| p.as_bytes().to_vec()),
+        );
+        for dialect in [Dialect::Google, Dialect::Rfc9309] {
+            let config = Config::new().dialect(dialect).dfa_byte_limit(64);
+            for robots in [WILDCARD_GROUP, TIES] {
+                let bytes = rules_of(robots, config.clone());
+                let rules = Rules::from_bytes(bytes.as_bytes()).unwrap();
+                let group = rules.groups().next().unwrap();
+                assert_eq!(group.engine(), EngineKind::Direct);
+                let keys: Vec<(Vec<u8>, u32)> = rules
+                    .group_rules(0)
+                    .map(|r| {
+                        (
+                            pattern::literal_prefix(r.pattern(), dialect),
+                            r.line(),
+                        )
+                    })
+                    .collect();
+                assert!(keys.is_sorted(), "{dialect:?}");
+                let m = rules.matcher("bot").unwrap();
+                for p in &paths {
+                    let [with, without] = m.direct_both_ways(p);
+                    assert_eq!(with, without, "{:?}", p.escape_ascii());
+                }
+            }
+            // `/ab` matches `/ab*` (line 2, and again on line 9) and `/a*b`
+            // (line 3), all four octets long: line 2 is reported, though
+            // `/a*b` is stored first.
+            let bytes = rules_of(TIES, config);
+            let rules = Rules::from_bytes(bytes.as_bytes()).unwrap();
+            let lines: Vec<u32> =
+                rules.group_rules(0).map(|r| r.line()).collect();
+            assert_eq!(lines, [7, 3, 5, 6, 4, 2, 9, 8]);
+            let m = rules.matcher("bot").unwrap();
+            match m.explain(b"http://h/ab").reason() {
+                Reason::Rule(r) => assert_eq!(r.line(), 2),
+                other => panic!("{other:?}"),
+            }
+        }
     }
 
     /// A larger byte budget never gives a group a slower engine (direct

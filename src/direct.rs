@@ -8,7 +8,10 @@
 //! matched in full. For a group of thousands of rules this turns
 //! `O(rules × path)` into roughly `O(path × log rules + candidates ×
 //! path)`, without changing any verdict (the candidates are a superset of
-//! the matching rules). Building it takes a sort and a few allocations.
+//! the matching rules). Building it takes a sort and a few allocations;
+//! the compiler stores a direct group's rules in this order, so that the
+//! sort (a merge sort, which takes sorted runs as they come) finds them
+//! sorted and only places the few entries derived at load time.
 //!
 //! A rule with a `*` names octets after it that a matching path must
 //! contain; [`Pairs`] keeps their adjacent pairs, hashed, so that most
@@ -46,10 +49,13 @@ impl PrefixIndex {
         // prefix, then by entry: the order of a stable sort by prefix, with
         // far fewer slice comparisons. Zero padding never orders two
         // prefixes wrongly, but leaves ties (`a` and `a\0`, or prefixes
-        // that differ only after 16 octets) for the slices to settle.
+        // that differ only after 16 octets) for the slices to settle. The
+        // sort is the standard library's merge sort: it walks a run that is
+        // already sorted (a compiled direct group's rules) in one pass of
+        // comparisons, where the unstable sort partitions it again.
         let mut keyed: Vec<(u128, (u32, u32, u32))> =
             spans.into_iter().map(|s| (index.head(&s), s)).collect();
-        keyed.sort_unstable_by(|(ha, a), (hb, b)| {
+        keyed.sort_by(|(ha, a), (hb, b)| {
             ha.cmp(hb)
                 .then_with(|| index.prefix(a).cmp(index.prefix(b)))
                 .then(a.2.cmp(&b.2))

@@ -52,7 +52,7 @@ fn tok_at(pattern: &[u8], i: usize, dialect: Dialect) -> (Option<Tok>, usize) {
 
 /// The octets a pattern's match must start with: its tokens up to the first
 /// `*` (all of them if there is none).
-#[cfg(test)]
+#[cfg(any(test, feature = "compile"))]
 pub(crate) fn literal_prefix(pattern: &[u8], dialect: Dialect) -> Vec<u8> {
     let mut out = Vec::with_capacity(pattern.len());
     push_literal_prefix(pattern, dialect, &mut out);

@@ -106,12 +106,13 @@ enum Engine<'a> {
 }
 
 /// The direct matcher's candidate filter: a trie of the group's literal
-/// prefixes. Entry `e` is rule `entries[e].0` of the group, or, with a
-/// pattern, that Allow rule's index.html alias.
+/// prefixes. Entry `e` is the group's rule `e` for `e` below the group's
+/// rule count, then each Allow rule's index.html alias, in `aliases`.
 #[derive(Debug)]
 struct DirectIndex {
     trie: PrefixIndex,
-    entries: Vec<(u32, Option<Vec<u8>>)>,
+    /// The aliases' entries: (rule, alias pattern).
+    aliases: Vec<(u32, Vec<u8>)>,
     /// Per entry, the pairs of literal octets after its first `*`: a path
     /// that lacks one cannot match it.
     pairs: Vec<Pairs>,
@@ -774,22 +775,24 @@ impl<'a> Rules<'a> {
     }
 
     fn direct_index(&self, g: u32) -> DirectIndex {
-        let rules: Vec<RuleInfo<'a>> = self.group_rules(g as usize).collect();
-        let mut entries = Vec::with_capacity(rules.len());
-        for (i, rule) in rules.iter().enumerate() {
-            entries.push((i as u32, None));
+        let mut rules = Vec::new();
+        let mut aliases = Vec::new();
+        for (i, rule) in self.group_rules(g as usize).enumerate() {
+            rules.push(rule.pattern);
             if rule.kind == RuleKind::Allow {
                 if let Some(alias) = pattern::index_html_alias(rule.pattern) {
-                    entries.push((i as u32, Some(alias)));
+                    aliases.push((i as u32, alias));
                 }
             }
         }
-        let patterns = entries.iter().map(|(i, alias)| match alias {
-            Some(a) => &a[..],
-            None => rules[*i as usize].pattern,
-        });
-        let trie = PrefixIndex::new(patterns.clone(), self.dialect);
-        let pairs = patterns
+        // The rules in their stored order (a compiled direct group's is the
+        // index's), then the aliases, which the sort moves into place.
+        let patterns = || {
+            let aliases = aliases.iter().map(|(_, a)| &a[..]);
+            rules.iter().copied().chain(aliases)
+        };
+        let trie = PrefixIndex::new(patterns(), self.dialect);
+        let pairs = patterns()
             .map(|p| {
                 let mut pairs = Pairs::default();
                 pattern::literal_pairs_after_star(p, self.dialect, |a, b| {
@@ -798,7 +801,7 @@ impl<'a> Rules<'a> {
                 pairs
             })
             .collect();
-        DirectIndex { trie, entries, pairs }
+        DirectIndex { trie, aliases, pairs }
     }
 
     /// Facts about every compiled group.
@@ -841,7 +844,11 @@ impl<'a> Rules<'a> {
         })
     }
 
-    /// The rules of group `g`, in file order.
+    /// The rules of group `g`, in the order stored: file order, except in
+    /// a group decided by the direct matcher, whose rules the compiler
+    /// stores by literal prefix (the order of the matcher's index, so that
+    /// loading it needs no sort). [`RuleInfo::line`] gives each rule's
+    /// line.
     pub fn group_rules(
         &self,
         g: usize,
@@ -1407,10 +1414,23 @@ impl<'a> Matcher<'a> {
         }
     }
 
-    /// The direct matcher over a matchable path: every rule in file order,
-    /// or with `index`, only the candidates whose literal prefix the path
-    /// starts with (same verdict; among rules of equal precedence the
-    /// reported one may differ).
+    /// The direct matcher's verdict and reason for a matchable path with
+    /// its index, then without (for tests: they must agree).
+    #[cfg(all(test, feature = "compile"))]
+    pub(crate) fn direct_both_ways(
+        &self,
+        path: &[u8],
+    ) -> [(Verdict, Reason<'a>); 2] {
+        let Engine::Direct(Some(index)) = &self.engine else {
+            panic!("not a direct matcher");
+        };
+        [self.best(path, Some(index)), self.best(path, None)]
+    }
+
+    /// The direct matcher over a matchable path: every rule, or with
+    /// `index`, only the candidates whose literal prefix the path starts
+    /// with. Among matching rules of equal precedence the one on the
+    /// earliest line is reported, whichever order they are visited in.
     fn best(
         &self,
         path: &[u8],
@@ -1423,22 +1443,26 @@ impl<'a> Matcher<'a> {
         let Some(g) = self.group() else {
             return (Verdict::Allow, Reason::NoGroup);
         };
-        let mut best: [(usize, Option<Reason<'a>>); 2] =
-            [(0, None), (0, None)];
+        // Per kind: the longest match's length and line, and its reason.
+        let mut best: [(usize, u32, Option<Reason<'a>>); 2] =
+            [(0, u32::MAX, None), (0, u32::MAX, None)];
         let mut consider = |rule: RuleInfo<'a>, p: &[u8], alias: bool| {
             let slot = &mut best[rule.kind as usize];
-            if p.len() > slot.0 && pattern::matches(p, dialect, path) {
+            let better =
+                p.len() > slot.0 || (p.len() == slot.0 && rule.line < slot.1);
+            if better && pattern::matches(p, dialect, path) {
                 let reason = if alias {
                     Reason::IndexHtml(rule)
                 } else {
                     Reason::Rule(rule)
                 };
-                *slot = (p.len(), Some(reason));
+                *slot = (p.len(), rule.line, Some(reason));
             }
         };
         match index {
             Some(index) => {
                 let start = self.rules.groups.get(g, 1) as usize;
+                let len = self.rules.groups.get(g, 2) as usize;
                 // The path's pairs, found for the first candidate that has
                 // pairs to check.
                 let mut have = None;
@@ -1451,11 +1475,17 @@ impl<'a> Matcher<'a> {
                     {
                         return;
                     }
-                    let (i, alias) = &index.entries[e as usize];
-                    let rule = self.rules.rule(start + *i as usize);
-                    match alias {
-                        None => consider(rule, rule.pattern, false),
-                        Some(a) => consider(rule, a, true),
+                    let e = e as usize;
+                    if e < len {
+                        let rule = self.rules.rule(start + e);
+                        consider(rule, rule.pattern, false);
+                    } else {
+                        let (i, alias) = &index.aliases[e - len];
+                        consider(
+                            self.rules.rule(start + *i as usize),
+                            alias,
+                            true,
+                        );
                     }
                 });
             }
@@ -1472,7 +1502,7 @@ impl<'a> Matcher<'a> {
                 }
             }
         }
-        let [(allow, allow_rule), (disallow, disallow_rule)] = best;
+        let [(allow, _, allow_rule), (disallow, _, disallow_rule)] = best;
         if disallow > allow {
             (Verdict::Disallow, disallow_rule.expect("matched"))
         } else {
