@@ -162,7 +162,10 @@ fn url_and_path(
 /// one loaded from its index ([`Bundle::from_index`]) gets them from a
 /// [`MemberReader`] ([`Members::with_reader`]), once per member.
 pub struct Members<'a> {
-    slots: Vec<OnceLock<Result<Rules<'a>, LoadError>>>,
+    /// Boxed: a bundle has a slot per member (86 k in the corpus's), of
+    /// which a run may use a few, and a slot holding a `Rules` inline took
+    /// 13 MB, all written when the slots were made.
+    slots: Vec<OnceLock<Box<Result<Rules<'a>, LoadError>>>>,
     reader: Option<&'a MemberReader<'a>>,
 }
 
@@ -213,16 +216,15 @@ impl<'a> Members<'a> {
         bundle: &Bundle<'a>,
         m: usize,
     ) -> Result<&Rules<'a>, &LoadError> {
-        self.slots[m]
-            .get_or_init(|| match self.reader {
-                None => bundle.member(m),
-                Some(read) => {
-                    let (padding, member) = read(m, bundle.member_span(m))
-                        .map_err(|e| LoadError::read(e.to_string()))?;
-                    bundle.member_from(m, padding, member)
-                }
-            })
-            .as_ref()
+        let load = || match self.reader {
+            None => bundle.member(m),
+            Some(read) => {
+                let (padding, member) = read(m, bundle.member_span(m))
+                    .map_err(|e| LoadError::read(e.to_string()))?;
+                bundle.member_from(m, padding, member)
+            }
+        };
+        self.slots[m].get_or_init(|| Box::new(load())).as_ref().as_ref()
     }
 }
 

@@ -353,9 +353,14 @@ impl BundleIndex {
 pub struct MemberFile<'f> {
     index: &'f BundleIndex,
     /// Per member: the span's octets, preceded by up to 7 octets so that
-    /// the member itself starts 8-byte aligned.
-    slots: Vec<OnceLock<io::Result<(usize, Aligned)>>>,
+    /// the member itself starts 8-byte aligned. Boxed, so that the slots
+    /// of members a run never reads take 16 octets each.
+    slots: Vec<OnceLock<Box<io::Result<Span>>>>,
 }
+
+/// A member's span as read: the octets before it (up to 7, which align the
+/// member to 8 octets) and the buffer.
+type Span = (usize, Aligned);
 
 impl<'f> MemberFile<'f> {
     /// Empty slots for the `member_len` members of `index`'s bundle.
@@ -373,32 +378,35 @@ impl<'f> MemberFile<'f> {
         m: usize,
         span: MemberSpan,
     ) -> io::Result<(&[u8], &[u8])> {
-        use std::os::unix::fs::FileExt;
-        let slot = self.slots[m].get_or_init(|| {
-            let lead = (8 - span.padding() % 8) % 8;
-            let len = lead + span.padding() + span.member_len();
-            let mut buf = Aligned { words: vec![0; len.div_ceil(8)], len };
-            let bytes =
-                &mut bytemuck::cast_slice_mut(&mut buf.words)[lead..len];
-            let read = self.index.file.read_exact_at(bytes, span.offset());
-            // A change in place shows in the identity after the read,
-            // whenever it happened: that error comes first.
-            self.index.check_unchanged()?;
-            read.map_err(|e| {
-                io::Error::new(
-                    e.kind(),
-                    format!("cannot read bundle '{}': {e}", self.index.name),
-                )
-            })?;
-            Ok((lead, buf))
-        });
-        match slot {
+        let slot = self.slots[m].get_or_init(|| Box::new(self.fill(span)));
+        match &**slot {
             Ok((lead, buf)) => {
                 let span_bytes = &buf.as_bytes()[*lead..];
                 Ok(span_bytes.split_at(span.padding()))
             }
             Err(e) => Err(io::Error::new(e.kind(), e.to_string())),
         }
+    }
+
+    /// Reads a member's span into a buffer of its own.
+    #[cfg(unix)]
+    fn fill(&self, span: MemberSpan) -> io::Result<Span> {
+        use std::os::unix::fs::FileExt;
+        let lead = (8 - span.padding() % 8) % 8;
+        let len = lead + span.padding() + span.member_len();
+        let mut buf = Aligned { words: vec![0; len.div_ceil(8)], len };
+        let bytes = &mut bytemuck::cast_slice_mut(&mut buf.words)[lead..len];
+        let read = self.index.file.read_exact_at(bytes, span.offset());
+        // A change in place shows in the identity after the read, whenever
+        // it happened: that error comes first.
+        self.index.check_unchanged()?;
+        read.map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!("cannot read bundle '{}': {e}", self.index.name),
+            )
+        })?;
+        Ok((lead, buf))
     }
 
     #[cfg(not(unix))]
