@@ -33,11 +33,14 @@ pub(crate) struct PrefixIndex {
 impl PrefixIndex {
     /// Indexes `patterns` (entry `i` is `patterns[i]`).
     pub(crate) fn new<'p>(
-        patterns: impl Iterator<Item = &'p [u8]>,
+        patterns: impl Iterator<Item = &'p [u8]> + Clone,
         dialect: Dialect,
     ) -> PrefixIndex {
-        let mut octets = Vec::new();
-        let mut spans = Vec::new();
+        // A literal prefix is at most its pattern's length.
+        let (count, len) =
+            patterns.clone().fold((0, 0), |(n, l), p| (n + 1, l + p.len()));
+        let mut octets = Vec::with_capacity(len);
+        let mut spans = Vec::with_capacity(count);
         for (i, p) in patterns.enumerate() {
             let start = octets.len();
             pattern::push_literal_prefix(p, dialect, &mut octets);
