@@ -861,6 +861,88 @@ fn prop_long_random_files_match_robotstxt_crate() {
     run_against_crate(0x5EED_2000, files).report("random files (long)");
 }
 
+/// The line `explain` names, against the line the robotstxt crate reports
+/// (`matching_line`: google's rule of the earliest line among matches of
+/// equal precedence; 0 when no rule matched), with automata and with
+/// every group on the direct matcher, where the verdicts agree and no
+/// listed divergence applies.
+#[test]
+fn explain_names_the_line_the_robotstxt_crate_reports() {
+    use robofilter::Reason;
+    let mut rng = Rng::new(0x5EED_0003);
+    let (mut compared, mut ruled) = (0, 0);
+    for _ in 0..DEFAULT_CASES / 2 {
+        let robots = random_robots(&mut rng);
+        let text = String::from_utf8(robots).expect("UTF-8");
+        let urls: Vec<String> = (0..URLS_PER_FILE)
+            .map(|_| String::from_utf8(random_url(&mut rng)).expect("UTF-8"))
+            .collect();
+        for limit in [None, Some(1)] {
+            let aligned =
+                compile_with(text.as_bytes(), Dialect::Google, limit);
+            let rules = Rules::from_bytes(aligned.as_bytes()).expect("loads");
+            for url in &urls {
+                if DIVERGENCES.iter().any(|d| (d.applies)(&text, url)) {
+                    continue;
+                }
+                for agent in AGENTS {
+                    let m = rules.matcher(agent).expect("all agents");
+                    let ours = m.explain(url.as_bytes());
+                    let theirs = catch_unwind(AssertUnwindSafe(|| {
+                        let mut c =
+                            robotstxt_with_cache::DefaultMatcher::default();
+                        let allowed =
+                            c.one_agent_allowed_by_robots(&text, agent, url);
+                        (allowed, c.matching_line())
+                    }));
+                    let Ok((allowed, line)) = theirs else { continue };
+                    if allowed != ours.verdict().is_allow() {
+                        continue;
+                    }
+                    let our_line = match ours.reason() {
+                        Reason::Rule(r) | Reason::IndexHtml(r) => r.line(),
+                        _ => 0,
+                    };
+                    // An empty pattern matches with precedence 0, which the
+                    // reference records but which decides nothing
+                    // (SEMANTICS.md: no rule).
+                    let line =
+                        if empty_rule_at(&text, line) { 0 } else { line };
+                    compared += 1;
+                    ruled += u64::from(line != 0);
+                    assert_eq!(
+                        our_line,
+                        line,
+                        "{}",
+                        reproduction(
+                            "explain names another line than the crate",
+                            text.as_bytes(),
+                            agent,
+                            url.as_bytes(),
+                            "google",
+                            &format!("{:?}", ours.reason()),
+                        )
+                    );
+                }
+            }
+        }
+    }
+    eprintln!("{compared} reasons compared, {ruled} of them a rule's line");
+    assert!(ruled > compared / 10, "{ruled} of {compared}");
+}
+
+/// Whether line `n` (1-based; a line ends at LF, CR or CRLF, as the
+/// reference counts) is an Allow or Disallow with an empty value.
+fn empty_rule_at(robots: &str, n: u32) -> bool {
+    let Some(i) = (n as usize).checked_sub(1) else { return false };
+    let line = robots.replace("\r\n", "\n").replace('\r', "\n");
+    let Some(text) = line.split('\n').nth(i) else { return false };
+    crate_key_value(text).is_some_and(|(k, v)| {
+        matches!(k, ParseKeyType::Allow | ParseKeyType::Disallow)
+            && v.is_empty()
+    })
+}
+
 /// Each listed divergence, shown on a minimal example: the crate gives the
 /// other verdict, robofilter and the oracle agree with SEMANTICS.md.
 #[test]
