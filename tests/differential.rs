@@ -1,7 +1,9 @@
 //! Differential tests: random robots.txt files and URLs, decided by the
 //! compiled automata, by the direct matcher (`explain`), by the naive
 //! oracle (`tests/oracle.rs`) and, for the google dialect, by the
-//! `robotstxt` crate (a Rust port of the 2020 google/robotstxt code).
+//! `robotstxt` crate (a Rust port of the 2020 google/robotstxt code); and
+//! the line `explain` names against the one that port reports
+//! (`matching_line`, public in its `robotstxt-with-cache` fork).
 //!
 //! The default run takes a few seconds. The long runs are `#[ignore]`d:
 //!
