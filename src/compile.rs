@@ -648,7 +648,7 @@ impl Writer {
         if sel.source() == Source::None {
             return Ok(wire::NO_GROUP);
         }
-        let rules: Vec<&Rule> = sel
+        let mut rules: Vec<&Rule> = sel
             .rules()
             .iter()
             .copied()
@@ -676,17 +676,16 @@ impl Writer {
                 (engine, note, off, len)
             }
         };
-        let mut stored = rules.clone();
         if engine == ENGINE_DIRECT {
             // In the order of the direct matcher's index (by literal
             // prefix, ties in file order), which loading then finds sorted.
             let dialect = self.config.dialect;
-            stored.sort_by_cached_key(|r| {
+            rules.sort_by_cached_key(|r| {
                 pattern::literal_prefix(r.pattern(), dialect)
             });
         }
         let rules_start = self.rule_len;
-        for r in &stored {
+        for r in &rules {
             let (voff, vlen) = self.string(r.value())?;
             let (poff, plen) = self.string(r.pattern())?;
             let kind = match r.kind() {

@@ -775,7 +775,8 @@ impl<'a> Rules<'a> {
     }
 
     fn direct_index(&self, g: u32) -> DirectIndex {
-        let mut rules = Vec::new();
+        let mut rules =
+            Vec::with_capacity(self.groups.get(g as usize, 2) as usize);
         let mut aliases = Vec::new();
         for (i, rule) in self.group_rules(g as usize).enumerate() {
             rules.push(rule.pattern);
@@ -1448,8 +1449,10 @@ impl<'a> Matcher<'a> {
             [(0, u32::MAX, None), (0, u32::MAX, None)];
         let mut consider = |rule: RuleInfo<'a>, p: &[u8], alias: bool| {
             let slot = &mut best[rule.kind as usize];
-            let better =
-                p.len() > slot.0 || (p.len() == slot.0 && rule.line < slot.1);
+            // (An empty pattern, which compiled files never hold, is no
+            // match, as before.)
+            let tie = p.len() == slot.0 && slot.2.is_some();
+            let better = p.len() > slot.0 || (tie && rule.line < slot.1);
             if better && pattern::matches(p, dialect, path) {
                 let reason = if alias {
                     Reason::IndexHtml(rule)
