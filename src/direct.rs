@@ -9,9 +9,9 @@
 //! `O(rules × path)` into roughly `O(path × log rules + candidates ×
 //! path)`, without changing any verdict (the candidates are a superset of
 //! the matching rules). Building it takes a sort and a few allocations;
-//! the compiler stores a direct group's rules in this order, so that the
-//! sort (a merge sort, which takes sorted runs as they come) finds them
-//! sorted and only places the few entries derived at load time.
+//! the compiler stores a direct group's rules in this order, so that
+//! loading only checks it (or, with index.html aliases, the merge sort
+//! takes the rules as one sorted run and places the aliases).
 //!
 //! A rule with a `*` names octets after it that a matching path must
 //! contain; [`Pairs`] keeps their adjacent pairs, hashed, so that most
@@ -47,15 +47,23 @@ impl PrefixIndex {
             let len = octets.len() - start;
             spans.push((start as u32, len as u32, i as u32));
         }
-        let index = PrefixIndex { octets, spans: Vec::new() };
+        let mut index = PrefixIndex { octets, spans };
+        // A compiled direct group's rules come in this order, so their
+        // prefixes are laid out in it too: nothing to sort or move.
+        let mut pairs = index.spans.windows(2);
+        if pairs.all(|w| index.prefix(&w[0]) <= index.prefix(&w[1])) {
+            return index;
+        }
+        let spans = core::mem::take(&mut index.spans);
         // Sorted by the first 16 octets as a number, then by the whole
         // prefix, then by entry: the order of a stable sort by prefix, with
         // far fewer slice comparisons. Zero padding never orders two
         // prefixes wrongly, but leaves ties (`a` and `a\0`, or prefixes
         // that differ only after 16 octets) for the slices to settle. The
         // sort is the standard library's merge sort: it walks a run that is
-        // already sorted (a compiled direct group's rules) in one pass of
-        // comparisons, where the unstable sort partitions it again.
+        // already sorted (a compiled direct group's rules, before the
+        // index.html aliases appended to them) in one pass of comparisons,
+        // where the unstable sort partitions it again.
         let mut keyed: Vec<(u128, (u32, u32, u32))> =
             spans.into_iter().map(|s| (index.head(&s), s)).collect();
         keyed.sort_by(|(ha, a), (hb, b)| {
@@ -219,6 +227,33 @@ mod tests {
                 })
                 .collect();
             assert_eq!(got, want, "{:?}", path.escape_ascii());
+        }
+    }
+
+    /// Patterns in prefix order (as the compiler stores a direct group's
+    /// rules) are indexed where they are; the same patterns in reverse
+    /// order are sorted first: the same candidates either way.
+    #[test]
+    fn patterns_in_prefix_order_give_the_same_candidates() {
+        let words = pattern::words(b"/ab*", 3);
+        let mut patterns: Vec<&[u8]> =
+            words.iter().map(Vec::as_slice).collect();
+        patterns.sort_by_cached_key(|p| {
+            pattern::literal_prefix(p, Dialect::Google)
+        });
+        let kept = PrefixIndex::new(patterns.iter().copied(), Dialect::Google);
+        let order: Vec<u32> = kept.spans.iter().map(|s| s.2).collect();
+        assert!(order.is_sorted());
+        let n = patterns.len();
+        let reversed = patterns.iter().rev().copied();
+        let sorted = PrefixIndex::new(reversed, Dialect::Google);
+        for path in &words {
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            kept.candidates(path, |e| a.push(e as usize));
+            sorted.candidates(path, |e| b.push(n - 1 - e as usize));
+            a.sort();
+            b.sort();
+            assert_eq!(a, b, "{:?}", path.escape_ascii());
         }
     }
 
