@@ -50,8 +50,9 @@ impl PrefixIndex {
         let mut index = PrefixIndex { octets, spans };
         // A compiled direct group's rules come in this order, so their
         // prefixes are laid out in it too: nothing to sort or move.
-        let mut pairs = index.spans.windows(2);
-        if pairs.all(|w| index.prefix(&w[0]) <= index.prefix(&w[1])) {
+        let in_order =
+            |w: &[(u32, u32, u32)]| index.prefix(&w[0]) <= index.prefix(&w[1]);
+        if index.spans.windows(2).all(in_order) {
             return index;
         }
         let spans = core::mem::take(&mut index.spans);
