@@ -332,6 +332,21 @@ impl<'a> Matchers<'a> {
         decide_one(&self.each[i], &self.hot[i], path)
     }
 
+    /// Every agent's outcome for `path` (read in the rules' dialect) into
+    /// `out`: agents whose group is the same (most agents fall back to
+    /// `*`) share one walk: same group, same verdict.
+    #[inline(never)]
+    fn outcomes(&self, path: MatchPath<'_>, out: &mut [Outcome]) {
+        let out = &mut out[..self.each.len()];
+        for i in 0..self.each.len() {
+            let group = self.each[i].group();
+            out[i] = match (0..i).find(|&j| self.each[j].group() == group) {
+                Some(j) => out[j],
+                None => Outcome::from(self.decide(i, path)),
+            };
+        }
+    }
+
     /// Whether agent `i`'s group decides by a DFA built while deciding
     /// (see `tier.rs`).
     pub fn is_built(&self, i: usize) -> bool {
@@ -435,10 +450,13 @@ impl Target<'_, '_> {
     /// The outcome of `url` for every agent, into `out` (one per agent,
     /// in the checker's order); the path is read once.
     ///
+    /// Inlined, so that one agent's path reaches its walk in registers
+    /// (out of line, the three-word path went through the stack).
+    ///
     /// # Panics
     ///
     /// If `out` is shorter than the checker's agents.
-    #[inline]
+    #[inline(always)]
     pub fn outcomes(
         &self,
         url: &[u8],
@@ -449,19 +467,11 @@ impl Target<'_, '_> {
             Target::Rules(ms) => {
                 let Some(first) = ms.first() else { return };
                 let path = path.for_dialect(url, first.dialect());
-                let out = &mut out[..ms.len()];
-                let hot = &ms.hot[..ms.len()];
-                for i in 0..ms.len() {
-                    // Agents whose group is the same (most agents fall
-                    // back to `*`) share one walk: same group, same
-                    // verdict.
-                    let group = ms[i].group();
-                    out[i] = match (0..i).find(|&j| ms[j].group() == group) {
-                        Some(j) => out[j],
-                        None => {
-                            Outcome::from(decide_one(&ms[i], &hot[i], path))
-                        }
-                    };
+                match (&*ms.each, &*ms.hot) {
+                    ([one], [hot]) => {
+                        out[0] = Outcome::from(decide_one(one, hot, path));
+                    }
+                    _ => ms.outcomes(path, out),
                 }
             }
             other => out.fill(other.fixed_outcome()),
