@@ -168,8 +168,9 @@ impl Window {
 
 /// Maps octets `offset..` of `file` (a URL list named `name`, `len` octets
 /// long when the run opened it), at least `min_len` of them or up to
-/// `len`, read-only; pages are read in now, and the next window's are
-/// asked for. `None` if the file system cannot map the file (the caller
+/// `len`, read-only; with `populate` its pages are read in now (one call
+/// instead of a fault per 64 KiB when they are first read), and the next
+/// window's are asked for from the disk. `None` if the file system cannot map the file (the caller
 /// reads it instead). Fails when the file is now shorter than `len`: it
 /// was cut (rewritten in place) underneath the run. A cut after this check
 /// raises SIGBUS when a page past the new end is read, which
@@ -181,6 +182,7 @@ pub fn map_window(
     offset: u64,
     min_len: usize,
     len: u64,
+    populate: bool,
     name: &str,
 ) -> Result<Option<Window>> {
     let now = file
@@ -195,18 +197,17 @@ pub fn map_window(
     let Ok(map_len) = usize::try_from(end - offset) else {
         return Ok(None);
     };
+    let mut options = memmap2::MmapOptions::new();
+    options.offset(offset).len(map_len);
+    if populate {
+        options.populate();
+    }
     // SAFETY: the map is only read, as octets, for as long as `Window`
     // lives. Another process may write to the file meanwhile: the lines
     // read then are its new octets, as with `read`. One that cuts the
     // file makes a read past the new end raise SIGBUS (see above), never
     // return wrong octets.
-    let map = unsafe {
-        memmap2::MmapOptions::new()
-            .offset(offset)
-            .len(map_len)
-            .populate()
-            .map(file)
-    };
+    let map = unsafe { options.map(file) };
     let Ok(map) = map else { return Ok(None) };
     // Start reading the next window from disk while this one is decided.
     let next = end..len.min(end.saturating_add(min_len as u64));
@@ -1284,17 +1285,21 @@ mod tests {
         tmp.write_all(&data).unwrap();
         let file = tmp.as_file();
         let len = data.len() as u64;
-        for (offset, min_len) in
-            [(0, 10), (1, 4096), (4095, 10), (4097, 9_000)]
-        {
-            let w = map_window(file, offset, min_len, len, "in").unwrap();
-            let w = w.expect("a temporary file can be mapped");
+        for (offset, min_len, populate) in [
+            (0, 10, true),
+            (1, 4096, false),
+            (4095, 10, true),
+            (4097, 9_000, false),
+        ] {
+            let w = map_window(file, offset, min_len, len, populate, "in");
+            let w = w.unwrap().expect("a temporary file can be mapped");
             let start = offset as usize;
             let end = data.len().min(start + min_len);
             assert_eq!(w.data(), &data[start..end], "{offset} {min_len}");
             assert_eq!(w.end(), end as u64);
         }
-        let err = map_window(file, 4096, 10, len + 1, "in").err().unwrap();
+        let err =
+            map_window(file, 4096, 10, len + 1, true, "in").err().unwrap();
         let err = format!("{err:#}");
         assert!(
             err.contains("'in': the file shrank from 10001 octets to 10000"),

@@ -198,6 +198,7 @@ fn decide(
             bad: Vec::new(),
             spare: Vec::new(),
             progress,
+            workers: threads,
         };
         let run = || -> Result<()> {
             for (path, input) in paths.iter().zip(inputs) {
@@ -975,6 +976,15 @@ struct Sink<P> {
     /// Emptied output buffers, for reuse.
     spare: Vec<Vec<u8>>,
     progress: Option<ProgressBar>,
+    /// The threads that decide blocks. With one, a URL list's window is
+    /// read in when mapped and unmapped after it is decided: the same CPU
+    /// time as the alternatives, and one window's pages at a time. With
+    /// more, the thread that maps would read in (or unmap) a whole window
+    /// while they wait: they fault their chunks' pages in side by side
+    /// instead, and the last window is unmapped on another thread while
+    /// the next is decided (BENCHMARKS.md, "Issue 13: one agent's verdict
+    /// in registers, and the verdict column").
+    workers: usize,
 }
 
 impl<P: Put> Sink<P> {
@@ -1078,9 +1088,32 @@ impl<P: Put> Sink<P> {
     fn mapped(
         &mut self,
         decider: &Decider<'_, '_>,
+        input: &File,
+        len: u64,
+        file: &mut FileState<'_>,
+    ) -> Result<()> {
+        if self.workers == 1 {
+            return self.windows(decider, input, len, file, drop);
+        }
+        // Several workers: each window is unmapped on a thread of its own
+        // while the next is decided; unmapping a window's pages takes
+        // milliseconds in which no line would be decided.
+        std::thread::scope(|unmapper| {
+            self.windows(decider, input, len, file, |window| {
+                unmapper.spawn(move || drop(window));
+            })
+        })
+    }
+
+    /// [`Sink::mapped`], handing each window to `unmap` when its lines
+    /// are decided.
+    fn windows(
+        &mut self,
+        decider: &Decider<'_, '_>,
         mut input: &File,
         len: u64,
         file: &mut FileState<'_>,
+        mut unmap: impl FnMut(files::Window),
     ) -> Result<()> {
         // A line that does not end within a window is over-long, as
         // `stream` would find it.
@@ -1090,8 +1123,14 @@ impl<P: Put> Sink<P> {
         let read_error = || format!("cannot read URL list '{name}'");
         let mut offset = 0;
         while offset < len {
-            let map =
-                files::map_window(input, offset, window, len, file.name)?;
+            let map = files::map_window(
+                input,
+                offset,
+                window,
+                len,
+                self.workers == 1,
+                file.name,
+            )?;
             let Some(map) = map else {
                 // The file system cannot map it: read the rest, from a
                 // line's start, as far as it goes (such a file's size may
@@ -1103,7 +1142,7 @@ impl<P: Put> Sink<P> {
             };
             let last = map.end() == len;
             let done = self.mapped_window(decider, map.data(), last, file)?;
-            drop(map);
+            unmap(map);
             offset += done as u64;
             if done == 0 && !last {
                 // No newline in a whole window: pass the line through
@@ -1398,31 +1437,36 @@ mod tests {
     }
 
     /// [`stream`] for `agents`; checks that a memory-mapped file of the
-    /// same octets gives the same.
+    /// same octets gives the same, for one worker and for two (windows
+    /// read in when mapped, or faulted in and unmapped on another
+    /// thread).
     fn stream_for(
         agents: &[&str],
         input: &[u8],
         block_len: usize,
     ) -> (String, Counts, Vec<(String, u64, BadKind)>) {
-        let streamed = decide_for(agents, input, block_len, false);
-        let mapped = decide_for(agents, input, block_len, true);
-        assert_eq!(mapped.0, streamed.0, "mapped, block {block_len}");
-        assert_eq!(
-            format!("{:?}", (mapped.1, &mapped.2)),
-            format!("{:?}", (streamed.1, &streamed.2)),
-            "mapped, block {block_len}"
-        );
+        let streamed = decide_for(agents, input, block_len, None);
+        for workers in [1, 2] {
+            let mapped = decide_for(agents, input, block_len, Some(workers));
+            let what = format!("mapped, {workers} workers, block {block_len}");
+            assert_eq!(mapped.0, streamed.0, "{what}");
+            assert_eq!(
+                format!("{:?}", (mapped.1, &mapped.2)),
+                format!("{:?}", (streamed.1, &streamed.2)),
+                "{what}"
+            );
+        }
         streamed
     }
 
     /// Decides `input` for `agents` with blocks of `block_len` octets,
     /// streamed, or from a file (memory-mapped in windows of at least 22
-    /// octets, most of them not starting on a page) if `mapped`.
+    /// octets, most of them not starting on a page) for `mapped` workers.
     fn decide_for(
         agents: &[&str],
         input: &[u8],
         block_len: usize,
-        mapped: bool,
+        mapped: Option<usize>,
     ) -> (String, Counts, Vec<(String, u64, BadKind)>) {
         let robots = b"User-agent: *\nDisallow: /d\n";
         let bytes = robofilter::Compiler::new().compile(robots).unwrap();
@@ -1444,9 +1488,10 @@ mod tests {
             bad: Vec::new(),
             spare: Vec::new(),
             progress: None,
+            workers: mapped.unwrap_or(1),
         };
         let mut file = FileState { name: "in", line_base: 0 };
-        if mapped {
+        if mapped.is_some() {
             let mut tmp = tempfile::NamedTempFile::new().unwrap();
             tmp.write_all(input).unwrap();
             let len = input.len() as u64;
