@@ -170,8 +170,8 @@ impl Window {
 /// long when the run opened it), at least `min_len` of them or up to
 /// `len`, read-only; with `populate` its pages are read in now (one call
 /// instead of a fault per 64 KiB when they are first read), and the next
-/// window's are asked for from the disk. `None` if the file system cannot map the file (the caller
-/// reads it instead). Fails when the file is now shorter than `len`: it
+/// window's are asked for from the disk. `None` if the file system cannot
+/// map the file (the caller reads it instead). Fails when the file is now shorter than `len`: it
 /// was cut (rewritten in place) underneath the run. A cut after this check
 /// raises SIGBUS when a page past the new end is read, which
 /// [`stop_on_sigbus`] turns into a stop that removes the run's temporary

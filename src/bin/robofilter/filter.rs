@@ -979,11 +979,11 @@ struct Sink<P> {
     /// The threads that decide blocks. With one, a URL list's window is
     /// read in when mapped and unmapped after it is decided: the same CPU
     /// time as the alternatives, and one window's pages at a time. With
-    /// more, the thread that maps would read in (or unmap) a whole window
-    /// while they wait: they fault their chunks' pages in side by side
-    /// instead, and the last window is unmapped on another thread while
-    /// the next is decided (BENCHMARKS.md, "Issue 13: one agent's verdict
-    /// in registers, and the verdict column").
+    /// more, reading a whole window in (or unmapping it) on the thread
+    /// that maps would keep them all waiting: instead each faults in its
+    /// own chunks' pages, side by side, and the last window is unmapped
+    /// on another thread while the next is decided (BENCHMARKS.md, "Issue
+    /// 13: one agent's verdict in registers, and the verdict column").
     workers: usize,
 }
 
