@@ -171,11 +171,11 @@ impl Window {
 /// `len`, read-only; with `populate` its pages are read in now (one call
 /// instead of a fault per 64 KiB when they are first read), and the next
 /// window's are asked for from the disk. `None` if the file system cannot
-/// map the file (the caller reads it instead). Fails when the file is now shorter than `len`: it
-/// was cut (rewritten in place) underneath the run. A cut after this check
-/// raises SIGBUS when a page past the new end is read, which
-/// [`stop_on_sigbus`] turns into a stop that removes the run's temporary
-/// output.
+/// map the file (the caller reads it instead). Fails when the file is now
+/// shorter than `len`: it was cut (rewritten in place) underneath the run.
+/// A cut after this check raises SIGBUS when a page past the new end is
+/// read, which [`stop_on_sigbus`] turns into a stop that removes the run's
+/// temporary output.
 #[allow(unsafe_code)]
 pub fn map_window(
     file: &File,
