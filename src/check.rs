@@ -467,6 +467,9 @@ impl Target<'_, '_> {
             Target::Rules(ms) => {
                 let Some(first) = ms.first() else { return };
                 let path = path.for_dialect(url, first.dialect());
+                // Matched as slices: `ms.decide(0, path)` behind a length
+                // test keeps its bounds checks (3 % more instructions on
+                // one host).
                 match (&*ms.each, &*ms.hot) {
                     ([one], [hot]) => {
                         out[0] = Outcome::from(decide_one(one, hot, path));

@@ -747,8 +747,8 @@ impl<'r, 'a> Decider<'r, 'a> {
     }
 }
 
-/// Writes `o`'s name and a TAB, a copy of known length per outcome (so a
-/// few stores rather than a call to `memcpy`).
+/// Writes `o`'s name ([`Outcome::as_str`]) and a TAB, a copy of known
+/// length per outcome (so a few stores rather than a call to `memcpy`).
 #[inline(always)]
 fn write_column(out: &mut Vec<u8>, o: Outcome) {
     match o {
@@ -1500,6 +1500,16 @@ mod tests {
             sink.stream(&decider, input, &mut file).unwrap();
         }
         (String::from_utf8(sink.out).unwrap(), sink.counts, sink.bad)
+    }
+
+    #[test]
+    fn columns_are_the_outcomes_names() {
+        use Outcome::*;
+        for o in [Allow, Disallow, Unknown, Invalid] {
+            let mut out = Vec::new();
+            write_column(&mut out, o);
+            assert_eq!(out, format!("{}\t", o.as_str()).as_bytes());
+        }
     }
 
     #[test]
