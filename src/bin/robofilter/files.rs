@@ -5,7 +5,7 @@ use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use anyhow::{Context, Result, bail};
 use robofilter::{Bundle, Compiler, Config, Dialect, MemberSpan, Rules};
@@ -349,25 +349,75 @@ impl BundleIndex {
     }
 }
 
-/// The members of a [`BundleIndex`]'s bundle, each read once (by a
-/// positioned read of its span) and kept for the run.
-pub struct MemberFile<'f> {
-    index: &'f BundleIndex,
-    /// Per member: the span's octets, preceded by up to 7 octets so that
-    /// the member itself starts 8-byte aligned. Boxed, so that the slots
-    /// of members a run never reads take 16 octets each.
-    slots: Vec<OnceLock<Box<io::Result<Span>>>>,
+/// Memory for a bundle's members: one private anonymous map, as large as
+/// the members of the bundle could need and reserved without committing
+/// it, that members are read into one after another. Its pages are
+/// faulted in as members fill them.
+///
+/// A heap buffer per member cost more: each was zeroed before the read
+/// overwrote it, and on a worker thread glibc grew its heap with one
+/// `mprotect` per member (12,605 calls for the 13 k members of the corpus
+/// frontier). One URL per host of that frontier: 216 → 192 ms CPU
+/// (BENCHMARKS.md, "Issue 13: members read into one map").
+pub struct Arena {
+    map: Option<memmap2::MmapMut>,
 }
 
-/// A member's span as read: the octets before it (up to 7, which align the
-/// member to 8 octets) and the buffer.
-type Span = (usize, Aligned);
+impl Arena {
+    /// An arena for the `members` members of `index`'s bundle; an empty
+    /// one, whose members each get a heap buffer, if the system will not
+    /// map that much (a strict overcommit policy, `ulimit -v`).
+    pub fn for_bundle(index: &BundleIndex, members: usize) -> Arena {
+        // The spans fit in the file; each member adds up to 15 octets of
+        // alignment.
+        let len = usize::try_from(index.len)
+            .ok()
+            .and_then(|n| n.checked_add(members.checked_mul(16)?))
+            .filter(|&n| n > 0);
+        let map = len.and_then(|n| {
+            memmap2::MmapOptions::new()
+                .len(n)
+                .no_reserve_swap()
+                .map_anon()
+                .ok()
+        });
+        Arena { map }
+    }
+}
+
+/// The members of a [`BundleIndex`]'s bundle, each read once (by a
+/// positioned read of its span) into an [`Arena`] and kept for the run.
+pub struct MemberFile<'f> {
+    index: &'f BundleIndex,
+    /// The arena's octets not handed out yet, 8-byte aligned.
+    free: Mutex<&'f mut [u8]>,
+    /// Per member: its span as read. Boxed, so that the slots of members a
+    /// run never reads take 16 octets each.
+    slots: Vec<OnceLock<Box<io::Result<Span<'f>>>>>,
+}
+
+/// A member's span as read: in the arena, or (once the arena is used up,
+/// or without one) in a heap buffer of its own after up to 7 octets that
+/// align the member to 8.
+enum Span<'f> {
+    Arena(&'f [u8]),
+    Heap(usize, Aligned),
+}
 
 impl<'f> MemberFile<'f> {
-    /// Empty slots for the `member_len` members of `index`'s bundle.
-    pub fn new(index: &'f BundleIndex, member_len: usize) -> MemberFile<'f> {
+    /// Empty slots for the `member_len` members of `index`'s bundle, to be
+    /// read into `arena`.
+    pub fn new(
+        index: &'f BundleIndex,
+        member_len: usize,
+        arena: &'f mut Arena,
+    ) -> MemberFile<'f> {
         let slots = (0..member_len).map(|_| OnceLock::new()).collect();
-        MemberFile { index, slots }
+        let free: &'f mut [u8] = match &mut arena.map {
+            Some(map) => map,
+            None => &mut [],
+        };
+        MemberFile { index, free: Mutex::new(free), slots }
     }
 
     /// Member `m`'s padding and octets, read on first use (a
@@ -381,23 +431,40 @@ impl<'f> MemberFile<'f> {
     ) -> io::Result<(&[u8], &[u8])> {
         let slot = self.slots[m].get_or_init(|| Box::new(self.fill(span)));
         match &**slot {
-            Ok((lead, buf)) => {
-                let span_bytes = &buf.as_bytes()[*lead..];
+            Ok(read) => {
+                let span_bytes = match read {
+                    Span::Arena(bytes) => bytes,
+                    Span::Heap(lead, buf) => &buf.as_bytes()[*lead..],
+                };
                 Ok(span_bytes.split_at(span.padding()))
             }
             Err(e) => Err(io::Error::new(e.kind(), e.to_string())),
         }
     }
 
-    /// Reads a member's span into a buffer of its own.
+    /// Reads a member's span into the arena, or into a buffer of its own.
     #[cfg(unix)]
-    fn fill(&self, span: MemberSpan) -> io::Result<Span> {
+    fn fill(&self, span: MemberSpan) -> io::Result<Span<'f>> {
         use std::os::unix::fs::FileExt;
+        let read_at = |bytes: &mut [u8]| {
+            self.index.file.read_exact_at(bytes, span.offset())
+        };
+        // The member, after `padding` octets, starts 8-byte aligned.
         let lead = (8 - span.padding() % 8) % 8;
-        let len = lead + span.padding() + span.member_len();
-        let mut buf = Aligned { words: vec![0; len.div_ceil(8)], len };
-        let bytes = &mut bytemuck::cast_slice_mut(&mut buf.words)[lead..len];
-        let read = self.index.file.read_exact_at(bytes, span.offset());
+        let len = span.padding() + span.member_len();
+        let read = match self.take(lead + len) {
+            Some(taken) => {
+                let bytes = &mut taken[lead..];
+                read_at(bytes).map(|()| Span::Arena(bytes))
+            }
+            None => {
+                let all = lead + len;
+                let mut buf =
+                    Aligned { words: vec![0; all.div_ceil(8)], len: all };
+                let bytes = &mut bytemuck::cast_slice_mut(&mut buf.words);
+                read_at(&mut bytes[lead..all]).map(|()| Span::Heap(lead, buf))
+            }
+        };
         // A change in place shows in the identity after the read, whenever
         // it happened: that error comes first.
         self.index.check_unchanged()?;
@@ -406,8 +473,18 @@ impl<'f> MemberFile<'f> {
                 e.kind(),
                 format!("cannot read bundle '{}': {e}", self.index.name),
             )
-        })?;
-        Ok((lead, buf))
+        })
+    }
+
+    /// The next `len` octets of the arena (8-byte aligned), `None` once it
+    /// is used up.
+    fn take(&self, len: usize) -> Option<&'f mut [u8]> {
+        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+        let want =
+            len.checked_next_multiple_of(8).filter(|&n| n <= free.len())?;
+        let (taken, rest) = std::mem::take(&mut *free).split_at_mut(want);
+        *free = rest;
+        Some(&mut taken[..len])
     }
 
     #[cfg(not(unix))]
@@ -1273,6 +1350,68 @@ mod tests {
         assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
         assert!(err.to_string().contains("shrank from 100 octets to 22"));
         assert_eq!(got, data);
+    }
+
+    /// Members read through a [`MemberFile`] are the bundle's own octets,
+    /// with the member 8-byte aligned, whether they go to an arena with
+    /// room for all, one that runs out after a few (the rest go to the
+    /// heap), or none; each is read once.
+    #[test]
+    fn members_read_into_an_arena_or_the_heap_are_the_files_octets() {
+        use robofilter::{BundleBuilder, Fetch};
+        let mut builder = BundleBuilder::new(Config::new());
+        for i in 0..40 {
+            let body = format!(
+                "User-agent: *\nDisallow: /{i}\n{}",
+                "Allow: /x*y\n".repeat(i)
+            );
+            let fetch = Fetch::Http { status: 200, body: body.into_bytes() };
+            builder.add(&format!("h{i}.test"), fetch).unwrap();
+        }
+        let bytes = builder.finish().unwrap();
+        let mut tmp = tempfile::NamedTempFile::new().unwrap();
+        tmp.write_all(&bytes).unwrap();
+        let index = BundleIndex::open(tmp.path(), "bundle").unwrap();
+        let index = index.expect("a bundle file");
+        let bundle = index.load().unwrap();
+        let n = bundle.member_len();
+        assert!(n >= 40, "{n} members");
+        let whole = Aligned::from(&bytes[..]);
+        let full = Bundle::from_bytes(whole.as_bytes()).unwrap();
+        // Room for about the first half of the members.
+        let half: usize = (0..n / 2)
+            .map(|m| bundle.member_span(m))
+            .map(|s| s.padding() + s.member_len())
+            .sum();
+        let small = || Arena { map: memmap2::MmapMut::map_anon(half).ok() };
+        let arenas =
+            [Arena::for_bundle(&index, n), small(), Arena { map: None }];
+        for (k, mut arena) in arenas.into_iter().enumerate() {
+            let file = MemberFile::new(&index, n, &mut arena);
+            for m in (0..n).chain(0..n) {
+                let span = bundle.member_span(m);
+                let (padding, member) = file.read(m, span).unwrap();
+                let at = span.offset() as usize;
+                assert_eq!(padding, &bytes[at..at + span.padding()]);
+                assert_eq!(
+                    member,
+                    &bytes[at + span.padding()..][..member.len()]
+                );
+                assert_eq!(member.len(), span.member_len());
+                assert_eq!(member.as_ptr() as usize % 8, 0, "arena {k}");
+                full.member_from(m, padding, member).unwrap();
+            }
+            let in_arena = file
+                .slots
+                .iter()
+                .filter(|s| matches!(**s.get().unwrap(), Ok(Span::Arena(_))))
+                .count();
+            let want = [n, 0, 0];
+            match k {
+                1 => assert!(in_arena > 0 && in_arena < n, "{in_arena}"),
+                _ => assert_eq!(in_arena, want[k]),
+            }
+        }
     }
 
     /// A window maps the octets asked for, from any offset (not only a

@@ -133,10 +133,16 @@ pub fn run(args: FilterArgs) -> Result<()> {
         Compiled::Bundle(bundle) => (None, Some(bundle)),
         Compiled::Rules(rules) => (Some(rules), None),
     };
-    let member_file = lazy
+    let mut arena = lazy
         .as_ref()
         .zip(bundle.as_ref())
-        .map(|(index, b)| files::MemberFile::new(index, b.member_len()));
+        .map(|(index, b)| files::Arena::for_bundle(index, b.member_len()));
+    let member_file =
+        lazy.as_ref().zip(bundle.as_ref()).zip(arena.as_mut()).map(
+            |((index, b), arena)| {
+                files::MemberFile::new(index, b.member_len(), arena)
+            },
+        );
     let read = |m, span| match &member_file {
         Some(f) => f.read(m, span),
         None => unreachable!("only a bundle read by its index reads members"),

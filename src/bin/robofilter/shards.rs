@@ -17,7 +17,7 @@ use robofilter::{
 };
 
 use crate::args::ShardArgs;
-use crate::files::{self, BundleIndex, MemberFile, Output};
+use crate::files::{self, Arena, BundleIndex, MemberFile, Output};
 use crate::filter::Input;
 
 /// The index file of a shard directory.
@@ -369,8 +369,11 @@ pub fn with_checker<T>(
             .as_ref()
             .map_err(Clone::clone)?;
         let bundle = shard.load().map_err(|e| format!("{e:#}"))?;
-        let file = member_files[i]
-            .get_or_init(|| MemberFile::new(shard, bundle.member_len()));
+        let file = member_files[i].get_or_init(|| {
+            let n = bundle.member_len();
+            let arena = Box::leak(Box::new(Arena::for_bundle(shard, n)));
+            MemberFile::new(shard, n, arena)
+        });
         let reader = *readers[i].get_or_init(|| {
             Box::leak(Box::new(move |m, span| file.read(m, span)))
         });
