@@ -50,6 +50,14 @@ const fn rfc9309_special_table() -> [bool; 256] {
 
 pub(crate) static RFC9309_SPECIAL: [bool; 256] = rfc9309_special_table();
 
+/// Whether the rfc9309 normalisation may change `b`: [`RFC9309_SPECIAL`]
+/// as arithmetic, so that a scan over a path vectorises and a test of a
+/// few octets needs no table.
+#[inline(always)]
+pub(crate) fn rfc9309_special(b: u8) -> bool {
+    b == b'%' || b.wrapping_sub(0x21) > 0x7E - 0x21
+}
+
 /// Feeds the escape `%` + hex of `b` to `emit`.
 #[inline]
 fn emit_escape(b: u8, emit: &mut impl FnMut(u8) -> bool) -> bool {
@@ -158,6 +166,13 @@ pub(crate) fn pattern(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rfc9309_special_is_the_table() {
+        for b in 0..=255u8 {
+            assert_eq!(rfc9309_special(b), RFC9309_SPECIAL[usize::from(b)]);
+        }
+    }
 
     #[cfg(feature = "compile")]
     fn rfc(s: &[u8]) -> Vec<u8> {

@@ -1373,14 +1373,23 @@ impl<'a> Matcher<'a> {
 
     /// The direct engine's verdict, without allocating for paths of up to
     /// 1 KiB, and without copying the path where the URL holds its
-    /// matchable octets as they are (the google dialect, a path with no
-    /// lead slash to add).
+    /// matchable octets as they are (a path with no lead slash to add, in
+    /// the google dialect or with no octet the rfc9309 normalisation
+    /// changes).
     fn direct_verdict(
         &self,
         path: MatchPath<'_>,
         index: Option<&DirectIndex>,
     ) -> Verdict {
-        if self.rules.dialect == Dialect::Google && !path.has_lead_slash() {
+        // A path the rfc9309 normalisation leaves alone is its own
+        // normalisation.
+        let as_is = match self.rules.dialect {
+            Dialect::Google => true,
+            Dialect::Rfc9309 => {
+                !path.tail().iter().any(|&b| normalize::rfc9309_special(b))
+            }
+        };
+        if as_is && !path.has_lead_slash() {
             return self.best(path.tail(), index).0;
         }
         const STACK: usize = 1024;

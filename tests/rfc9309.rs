@@ -7,8 +7,8 @@
 //! where the oracle can express the case, against `tests/oracle.rs` too.
 
 use robofilter::{
-    AlignedBytes, Compiler, Config, Dialect, RFC9309_PARSE_LIMIT, Reason,
-    Rules, Verdict,
+    AlignedBytes, Compiler, Config, Dialect, EngineKind, RFC9309_PARSE_LIMIT,
+    Reason, Rules, Verdict,
 };
 
 use crate::oracle::{OracleDialect, oracle_allowed};
@@ -681,4 +681,64 @@ fn parse_limit_configurable_never_below_500_kib() {
         Rules::from_bytes(bytes.as_bytes()).unwrap().parse_limit(),
         None
     );
+}
+
+/// The rfc9309 walk takes octets the normalisation leaves alone four at a
+/// time and hands the rest of the path to the normaliser at the first
+/// group of four with another one: every special octet (an escape that is
+/// decoded, one that is kept, a malformed one, a space, non-ASCII) at
+/// every offset of a group, in a one-automaton group, a split one and a
+/// direct one, gives the oracle's verdict (and `decide` the same as
+/// `explain`).
+#[test]
+fn special_octets_at_every_offset_of_the_walk() {
+    let robots = "user-agent: *\n\
+                  disallow: /a\n\
+                  allow: /a*~b\n\
+                  disallow: /*%2Fx\n\
+                  disallow: /*c%20d\n\
+                  allow: /*%E3%83%84$\n\
+                  disallow: /*%zz\n\
+                  allow: /*ab~\n";
+    let specials =
+        ["%7E", "%7e", "%2F", "%2f", "%", "%z", "%zz", " ", "\u{30c4}"];
+    let mut urls = Vec::new();
+    for lead in 0..8 {
+        for special in specials {
+            for tail in ["", "b", "x", "d", "~b", "ab~", "bcdefgh~b"] {
+                let pad = "a".repeat(lead);
+                urls.push(format!("http://h/{pad}{special}{tail}"));
+                urls.push(format!("http://h/c{pad}{special}{tail}"));
+            }
+        }
+    }
+    // One automaton, the same group split into three score automata
+    // walked in lockstep (a byte limit too small for one), and decided by
+    // the direct matcher (smaller still), whose path an escape-free URL
+    // gives as it is.
+    let rfc = Config::new().dialect(Dialect::Rfc9309);
+    for (config, engine) in [
+        (rfc.clone(), EngineKind::VerdictDfa),
+        (rfc.clone().dfa_byte_limit(3500), EngineKind::SplitDfa),
+        (rfc.dfa_byte_limit(1024), EngineKind::Direct),
+    ] {
+        let bytes = Compiler::with_config(config.clone())
+            .compile(robots.as_bytes())
+            .unwrap();
+        let bytes = AlignedBytes::from(&bytes[..]);
+        let rules = Rules::from_bytes(bytes.as_bytes()).unwrap();
+        let group = rules.groups().next().unwrap();
+        assert_eq!(group.engine(), engine);
+        for url in &urls {
+            let got =
+                allowed_with(config.clone(), robots.as_bytes(), "bot", url);
+            let oracle = oracle_allowed(
+                robots.as_bytes(),
+                &["bot"],
+                url.as_bytes(),
+                OracleDialect::Rfc9309,
+            );
+            assert_eq!(got, oracle, "{url}");
+        }
+    }
 }
