@@ -58,6 +58,17 @@ pub(crate) fn rfc9309_special(b: u8) -> bool {
     b == b'%' || b.wrapping_sub(0x21) > 0x7E - 0x21
 }
 
+/// Whether the rfc9309 normalisation may change any octet of `bytes`: 16
+/// octets at a time without a branch, which the compiler turns into
+/// vector compares (a short-circuiting `any` tests octet by octet).
+#[inline]
+pub(crate) fn has_rfc9309_special(bytes: &[u8]) -> bool {
+    let chunks = bytes.chunks_exact(16);
+    let rest = chunks.remainder();
+    let any = |c: &[u8]| c.iter().fold(false, |a, &b| a | rfc9309_special(b));
+    chunks.into_iter().any(any) || any(rest)
+}
+
 /// Feeds the escape `%` + hex of `b` to `emit`.
 #[inline]
 fn emit_escape(b: u8, emit: &mut impl FnMut(u8) -> bool) -> bool {
@@ -171,6 +182,23 @@ mod tests {
     fn rfc9309_special_is_the_table() {
         for b in 0..=255u8 {
             assert_eq!(rfc9309_special(b), RFC9309_SPECIAL[usize::from(b)]);
+        }
+    }
+
+    /// `has_rfc9309_special` finds a special octet at any position of
+    /// paths of every length up to 40 (whole chunks and the remainder).
+    #[test]
+    fn has_rfc9309_special_finds_any_position() {
+        for len in 0..=40 {
+            let plain = vec![b'a'; len];
+            assert!(!has_rfc9309_special(&plain), "{len}");
+            for at in 0..len {
+                for special in [b'%', b' ', 0x7F, 0x80, 0xFF, 0x00] {
+                    let mut p = plain.clone();
+                    p[at] = special;
+                    assert!(has_rfc9309_special(&p), "{len} {at} {special}");
+                }
+            }
         }
     }
 

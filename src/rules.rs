@@ -1385,9 +1385,7 @@ impl<'a> Matcher<'a> {
         // normalisation.
         let as_is = match self.rules.dialect {
             Dialect::Google => true,
-            Dialect::Rfc9309 => {
-                !path.tail().iter().any(|&b| normalize::rfc9309_special(b))
-            }
+            Dialect::Rfc9309 => !normalize::has_rfc9309_special(path.tail()),
         };
         if as_is && !path.has_lead_slash() {
             return self.best(path.tail(), index).0;

@@ -704,7 +704,7 @@ impl<'t, 'p> Lane<'t, 'p> {
             return Err(dfa.decide(path, dialect));
         };
         if dialect == Dialect::Rfc9309
-            && path.tail().iter().any(|&b| rfc9309_special(b))
+            && normalize::has_rfc9309_special(path.tail())
         {
             return Err(dfa.decide(path, dialect));
         }
@@ -862,7 +862,7 @@ pub(crate) fn decide_lanes_one(
         for (i, &path) in items.by_ref() {
             let tail = path.tail();
             if dialect == Dialect::Rfc9309
-                && tail.iter().any(|&b| rfc9309_special(b))
+                && normalize::has_rfc9309_special(tail)
             {
                 out[i] = dfa.decide(path, dialect);
                 continue;
