@@ -63,10 +63,10 @@ pub(crate) fn rfc9309_special(b: u8) -> bool {
 /// vector compares (a short-circuiting `any` tests octet by octet).
 #[inline]
 pub(crate) fn has_rfc9309_special(bytes: &[u8]) -> bool {
-    let chunks = bytes.chunks_exact(16);
+    let mut chunks = bytes.chunks_exact(16);
     let rest = chunks.remainder();
     let any = |c: &[u8]| c.iter().fold(false, |a, &b| a | rfc9309_special(b));
-    chunks.into_iter().any(any) || any(rest)
+    chunks.any(any) || any(rest)
 }
 
 /// Feeds the escape `%` + hex of `b` to `emit`.

@@ -9,6 +9,13 @@
 //! alive, the walk enters one of two absorbing *sinks* (allow, disallow) and
 //! stops early. Literal-only groups usually decide after a few octets.
 //!
+//! The walk steps four octets between tests for a sink. In the rfc9309
+//! dialect the path is normalised as it is walked; octets the
+//! normalisation leaves alone (all but `%`, controls, space, DEL and
+//! non-ASCII) are each their own normalisation, so runs of four of them
+//! are stepped as in google, and the normaliser takes over from the first
+//! group of four that holds another.
+//!
 //! # Wire format (little-endian, 4-byte aligned)
 //!
 //! | offset | size | field |
