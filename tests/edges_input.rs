@@ -441,17 +441,24 @@ fn filter_reports_an_ambiguous_host_as_invalid() {
 /// A bundle replaced while `filter` reads URLs from a pipe, after some of
 /// its members are in use and before others are: renamed over (a new
 /// file, as `compile -o` writes one) or rewritten in place (same inode).
-/// `filter` reads a bundle's members when first used, so the rewrite in
-/// place is found then: the run fails naming the file. Either way no
-/// verdict comes from the new version (which allows the URLs): every
-/// line written is `disallow`, and a run that succeeds wrote every line.
+/// Where the system grants `filter` a read lease on the bundle (Linux, a
+/// local file system, nobody writing the file when the run starts), the
+/// writer's open is held back and the run stops at once, naming the file,
+/// before the writer can write. Where it does not (here: a writer holds
+/// the file open from before the run), `filter` reads each member when
+/// first used and checks the file after each read, so the rewrite is
+/// found at the next member read, and the run fails naming the file.
+/// Either way no verdict comes from the new version (which allows the
+/// URLs): every line written is `disallow`, and a run that succeeds wrote
+/// every line.
 #[test]
 fn bundle_replaced_underneath_a_run_never_mixes_versions() {
-    for in_place in [false, true] {
-        let dir = Dir::new(if in_place {
-            "bundle-inplace"
-        } else {
-            "bundle-renamed"
+    for (in_place, held_open) in [(false, false), (true, false), (true, true)]
+    {
+        let dir = Dir::new(match (in_place, held_open) {
+            (false, _) => "bundle-renamed",
+            (true, false) => "bundle-inplace",
+            (true, true) => "bundle-inplace-held",
         });
         std::fs::create_dir(dir.path.join("old")).unwrap();
         std::fs::create_dir(dir.path.join("new")).unwrap();
@@ -466,6 +473,13 @@ fn bundle_replaced_underneath_a_run_never_mixes_versions() {
         dir.run(&["compile", "--hosts", "new", "-o", "new.bin"]).ok();
         let new = dir.read("new.bin");
         assert_eq!(new.len(), dir.read("bundle.bin").len());
+        // Open for writing before the run: no lease can be taken.
+        let writer = held_open.then(|| {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(dir.path.join("bundle.bin"))
+                .unwrap()
+        });
 
         let mut child = dir.spawn(
             &[
@@ -523,12 +537,22 @@ fn bundle_replaced_underneath_a_run_never_mixes_versions() {
             "in place {in_place}: {allowed} of {} lines not disallowed: {stderr}",
             lines.len()
         );
+        drop(writer);
         if in_place {
             assert_eq!(status.code(), Some(2), "status {status}: {stderr}");
             for needle in ["bundle.bin", "changed in place", "renaming"] {
                 assert!(stderr.contains(needle), "no {needle:?} in: {stderr}");
             }
             assert!(lines.len() < n, "{stderr}");
+            // Which guard stopped the run: the lease (writer held back)
+            // or the check after a member read.
+            let leased = stderr.contains("opened for writing");
+            if held_open {
+                assert!(!leased, "a lease beside a writer: {stderr}");
+                assert!(stderr.contains("modification time"), "{stderr}");
+            } else if !leased {
+                println!("no read lease on this file system: {stderr}");
+            }
         } else {
             assert_eq!(status.code(), Some(0), "status {status}: {stderr}");
             assert_eq!(lines.len(), n, "{stderr}");

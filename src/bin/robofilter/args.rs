@@ -10,11 +10,13 @@ const EXIT_CODES: &str = "\
 Exit status:
   0  success (invalid input lines in `filter` are reported, not errors)
   2  error: unreadable or damaged file, unknown agent, write failure, or a
-     usage error
+     usage error; also a bundle opened for writing or rewritten in place
+     during the run (a temporary output file is removed)
   130, 143, 129  interrupted by SIGINT, SIGTERM or SIGHUP: a temporary
      output file is removed and the previous output is left unchanged
-  135  a memory-mapped URL list was cut underneath the run (SIGBUS), with
-     the same clean-up (a cut seen between reads is status 2)
+  135  a memory-mapped input was cut underneath the run or could not be
+     read (SIGBUS), with the same clean-up (a cut seen between reads is
+     status 2)
 
 Data goes to stdout, diagnostics and summaries to stderr as
 `robofilter: <message>`. A closed stdout pipe (`| head`) ends the run

@@ -245,16 +245,45 @@ fn read_all(
     Ok(bytes)
 }
 
+/// Maps all `len` octets of `file`, a bundle this process holds a read
+/// lease on; `None` if the system will not map it.
+#[allow(unsafe_code)]
+fn map_leased(file: &File, len: u64) -> Option<memmap2::Mmap> {
+    let len = usize::try_from(len).ok().filter(|&n| n > 0)?;
+    // A read error on a mapped page raises SIGBUS: stopped with a word.
+    stop_on_sigbus();
+    // SAFETY: the map is only read, as octets, while the lease it was
+    // taken under is held (`BundleIndex` drops the map first). Under the
+    // lease no other process can open the file for writing or truncate
+    // it: the kernel holds it back and this process stops on the SIGIO
+    // it gets (`lease`), so the octets stay those the file had when the
+    // lease was taken. A read error on a page raises SIGBUS, which
+    // `stop_on_sigbus` turns into a stop.
+    unsafe { memmap2::MmapOptions::new().len(len).map(file) }.ok()
+}
+
 /// A bundle file read lazily: its index (header, tables, host names) when
-/// opened, each member by a positioned read the first time it is used
-/// ([`MemberFile`]). The file stays open, so a file renamed over it
-/// changes nothing for this run; its identity (device, inode, size,
-/// modification time) is checked after every read, so that a file
-/// rewritten in place is reported instead of mixing two versions. (Not
-/// the change time: unlinking the file, as renaming another over it does,
-/// changes it.)
+/// opened, each member the first time it is used ([`MemberFile`]). The
+/// file stays open, so a file renamed over it changes nothing for this
+/// run.
+///
+/// Where the system grants this process a read lease on the file (Linux,
+/// a local file system, a file this user owns and nobody has open for
+/// writing; see [`lease`]), the whole file is mapped and members are read
+/// from the page cache where they are, with no copy: the lease keeps any
+/// other process from opening the file for writing until the run stops.
+/// Elsewhere each member is read into an [`Arena`] by a positioned read,
+/// and the file's identity (device, inode, size, modification time) is
+/// checked after every read, so that a file rewritten in place is
+/// reported instead of mixing two versions. (Not the change time:
+/// unlinking the file, as renaming another over it does, changes it.)
 pub struct BundleIndex {
     name: String,
+    /// The whole file, mapped, while the lease is held. Declared before
+    /// it: unmapped first.
+    map: Option<memmap2::Mmap>,
+    /// Held for the run; given back when dropped.
+    _lease: Option<lease::Lease>,
     file: File,
     identity: Identity,
     len: u64,
@@ -297,10 +326,16 @@ impl BundleIndex {
             return Ok(None);
         }
         let (file, len) = open(path, what)?;
-        let Some(len) = len else { return Ok(None) };
+        if len.is_none() {
+            return Ok(None);
+        }
         let name = display(path);
         let read_error = || format!("cannot read {what} '{name}'");
+        // The lease first: from then on the file cannot change, so its
+        // length, index and members are all read from one version.
+        let lease = lease::Lease::take(&file, &name);
         let identity = Identity::of(&file).with_context(read_error)?;
+        let len = identity.len;
         let mut head = [0u8; 64];
         let head_len = usize::try_from(len).map_or(64, |n| n.min(64));
         file.read_exact_at(&mut head[..head_len], 0)
@@ -315,9 +350,26 @@ impl BundleIndex {
             Aligned { words: vec![0; index_len.div_ceil(8)], len: index_len };
         let buf = &mut bytemuck::cast_slice_mut(&mut index.words)[..index_len];
         file.read_exact_at(buf, 0).with_context(read_error)?;
-        let bundle = BundleIndex { name, file, identity, len, index };
+        let map = lease.as_ref().and_then(|_| map_leased(&file, len));
+        // Without a map the lease is of no use: given back at once.
+        let lease = lease.filter(|_| map.is_some());
+        let bundle = BundleIndex {
+            name,
+            map,
+            _lease: lease,
+            file,
+            identity,
+            len,
+            index,
+        };
         bundle.check_unchanged().map_err(anyhow::Error::new)?;
         Ok(Some(bundle))
+    }
+
+    /// Whether members are read from a map of the file under a lease
+    /// (else by positioned reads into an [`Arena`]).
+    pub fn is_mapped(&self) -> bool {
+        self.map.is_some()
     }
 
     #[cfg(not(unix))]
@@ -369,6 +421,9 @@ impl Arena {
     /// one, whose members each get a heap buffer, if the system will not
     /// map that much (a strict overcommit policy, `ulimit -v`).
     pub fn for_bundle(index: &BundleIndex, members: usize) -> Arena {
+        if index.is_mapped() {
+            return Arena { map: None };
+        }
         // The spans fit in the file; each member adds up to 15 octets of
         // alignment.
         let len = usize::try_from(index.len)
@@ -421,15 +476,30 @@ impl<'f> MemberFile<'f> {
         MemberFile { index, free: Mutex::new(free), slots }
     }
 
-    /// Member `m`'s padding and octets, read on first use (a
-    /// [`robofilter::MemberReader`]). Fails, naming the file, if the file
-    /// was changed in place since it was opened.
+    /// Member `m`'s padding and octets: in the leased map, or read on
+    /// first use (a [`robofilter::MemberReader`]). Fails, naming the file,
+    /// if the file was changed in place since it was opened.
     #[cfg(unix)]
     pub fn read(
         &self,
         m: usize,
         span: MemberSpan,
     ) -> io::Result<(&[u8], &[u8])> {
+        if let Some(map) = &self.index.map {
+            // `Bundle::from_index` checked every span against the file's
+            // length, which is the map's.
+            let bytes = usize::try_from(span.offset())
+                .ok()
+                .zip(usize::try_from(span.end()).ok())
+                .and_then(|(start, end)| map.get(start..end))
+                .ok_or_else(|| {
+                    io::Error::other(format!(
+                        "bundle '{}': member {m} lies outside the file",
+                        self.index.name
+                    ))
+                })?;
+            return Ok(bytes.split_at(span.padding()));
+        }
         let slot = self.slots[m].get_or_init(|| Box::new(self.fill(span)));
         match &**slot {
             Ok(read) => {
@@ -1022,19 +1092,20 @@ fn cleanup_on_signals() {
 }
 
 /// From the first call on, SIGBUS (a memory-mapped URL list cut
-/// underneath the run, see [`map_window`]) removes the temporary output
-/// files, says why on stderr and ends the run with status 135 (128 +
-/// SIGBUS), all inside the handler: the faulting read cannot go on, and
-/// the handler Rust's runtime installs would end the run with no word.
+/// underneath the run, see [`map_window`], or a read error on a page of a
+/// mapped input) removes the temporary output files, says why on stderr
+/// and ends the run with status 135 (128 + SIGBUS), all inside the
+/// handler: the faulting read cannot go on, and the handler Rust's
+/// runtime installs would end the run with no word.
 #[allow(unsafe_code)]
 fn stop_on_sigbus() {
     use signal_hook::consts::SIGBUS;
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
-        const WHY: &[u8] = b"robofilter: a memory-mapped URL list was cut \
-            (rewritten in place?) while it was read (SIGBUS): stopped; an \
-            output file (-o) is left as it was. Run again once the list is \
-            complete.\n";
+        const WHY: &[u8] = b"robofilter: a memory-mapped input was cut \
+            (a URL list rewritten in place?) or could not be read (a disk \
+            error?) while it was read (SIGBUS): stopped; an output file \
+            (-o) is left as it was. Run again once the list is complete.\n";
         let stop = || {
             // SAFETY: fd 2 is only written to; a closed one fails the
             // write, which is then skipped.
@@ -1055,6 +1126,172 @@ fn stop_on_sigbus() {
             );
         }
     });
+}
+
+/// Read leases on bundles (`fcntl(F_SETLEASE, F_RDLCK)`, Linux). While
+/// this process holds one, no other process can open the file for
+/// writing or truncate it: the kernel holds such an opener back (for up
+/// to `/proc/sys/fs/lease-break-time`, 45 s by default) and sends this
+/// process SIGIO, on which the run stops at once (status 2, temporary
+/// outputs removed, the file named), so that the opener goes on only
+/// after it. A map of a leased bundle therefore shows the octets
+/// validated for as long as the run lasts, as a copy would, without the
+/// copy.
+///
+/// The system refuses a lease on a file open for writing anywhere, on a
+/// file another user owns (without `CAP_LEASE`) and on file systems
+/// without leases (NFS, FUSE); the caller then reads the members instead.
+/// A run stopped (SIGSTOP) for longer than the lease-break time lets the
+/// opener through: it stops at once when it resumes.
+#[cfg(target_os = "linux")]
+mod lease {
+    use std::ffi::{CString, c_char};
+    use std::fs::File;
+    use std::os::fd::{AsRawFd, OwnedFd};
+    use std::ptr;
+    use std::sync::OnceLock;
+    use std::sync::atomic::{AtomicI32, AtomicPtr, Ordering};
+
+    /// More leased files at once than this (shards) are read instead.
+    const SLOTS: usize = 64;
+
+    /// Per slot: a leased descriptor (`FREE`, or `CLAIMED` while a lease
+    /// is being taken), and the message naming its file (a C string,
+    /// never freed: a reused slot leaks the old one, a few hundred octets
+    /// per leased file).
+    static FDS: [AtomicI32; SLOTS] = [const { AtomicI32::new(FREE) }; SLOTS];
+    static WHY: [AtomicPtr<c_char>; SLOTS] =
+        [const { AtomicPtr::new(ptr::null_mut()) }; SLOTS];
+    const FREE: i32 = -1;
+    const CLAIMED: i32 = -2;
+
+    /// A read lease, given back when dropped.
+    pub struct Lease {
+        slot: usize,
+        /// A duplicate of the file's descriptor (the lease belongs to the
+        /// open file, which both share), so that the slot never names a
+        /// closed descriptor.
+        fd: OwnedFd,
+    }
+
+    impl Lease {
+        /// Takes a read lease on `file` (named `name` in messages), or
+        /// `None` if the system refuses it.
+        pub fn take(file: &File, name: &str) -> Option<Lease> {
+            if !watch() {
+                return None;
+            }
+            let fd = OwnedFd::from(file.try_clone().ok()?);
+            let why = CString::new(message(name)).ok()?;
+            let slot = FDS.iter().position(|s| {
+                s.compare_exchange(
+                    FREE,
+                    CLAIMED,
+                    Ordering::AcqRel,
+                    Ordering::Relaxed,
+                )
+                .is_ok()
+            })?;
+            // Not armed yet: the handler reads only armed slots' messages.
+            WHY[slot].store(why.into_raw(), Ordering::Release);
+            if fcntl(fd.as_raw_fd(), libc::F_SETLEASE, libc::F_RDLCK) != 0 {
+                FDS[slot].store(FREE, Ordering::Release);
+                return None;
+            }
+            FDS[slot].store(fd.as_raw_fd(), Ordering::Release);
+            // A break that began before the slot was armed found no slot
+            // to stop for: it shows here.
+            if fcntl(fd.as_raw_fd(), libc::F_GETLEASE, 0) != libc::F_RDLCK {
+                stop(slot);
+            }
+            Some(Lease { slot, fd })
+        }
+    }
+
+    impl Drop for Lease {
+        fn drop(&mut self) {
+            FDS[self.slot].store(FREE, Ordering::Release);
+            // Given back explicitly: the file's own descriptor keeps the
+            // open file, and with it the lease, alive.
+            fcntl(self.fd.as_raw_fd(), libc::F_SETLEASE, libc::F_UNLCK);
+        }
+    }
+
+    fn message(name: &str) -> String {
+        format!(
+            "robofilter: bundle '{name}' was opened for writing by another \
+             process during the run (to be changed in place): stopped \
+             before any verdict could come from a changed file, and the \
+             other process goes on once this one has ended; an output file \
+             (-o) is left as it was. Run again, and replace a bundle in use \
+             by writing a new file and renaming it over the old one (as \
+             `robofilter compile -o` does).\n"
+        )
+    }
+
+    #[allow(unsafe_code)]
+    fn fcntl(fd: i32, cmd: i32, arg: i32) -> i32 {
+        // SAFETY: F_SETLEASE and F_GETLEASE take an int and touch no
+        // memory of this process; a bad descriptor fails with EBADF.
+        unsafe { libc::fcntl(fd, cmd, arg) }
+    }
+
+    /// Catches SIGIO (once); whether it is caught.
+    #[allow(unsafe_code)]
+    fn watch() -> bool {
+        static CAUGHT: OnceLock<bool> = OnceLock::new();
+        *CAUGHT.get_or_init(|| {
+            // SAFETY: `on_sigio` only makes async-signal-safe system calls
+            // (fcntl, write, unlink, _exit) on memory that is never freed,
+            // and neither allocates nor takes a lock.
+            unsafe { signal_hook::low_level::register(libc::SIGIO, on_sigio) }
+                .is_ok()
+        })
+    }
+
+    /// SIGIO: stops the run if a leased file's lease is being broken (its
+    /// lease then reads as `F_UNLCK`); any other SIGIO is ignored.
+    fn on_sigio() {
+        for (slot, fd) in FDS.iter().enumerate() {
+            let fd = fd.load(Ordering::Acquire);
+            if fd >= 0 && fcntl(fd, libc::F_GETLEASE, 0) == libc::F_UNLCK {
+                stop(slot);
+            }
+        }
+    }
+
+    /// Says why, removes the temporary outputs and ends the run with
+    /// status 2: async-signal-safe.
+    #[allow(unsafe_code)]
+    fn stop(slot: usize) -> ! {
+        let why = WHY[slot].load(Ordering::Acquire);
+        if !why.is_null() {
+            // SAFETY: messages are `CString::into_raw` pointers, never
+            // freed; fd 2 is only written to (a closed one fails the
+            // write, which is then skipped).
+            let (why, stderr) = unsafe {
+                (
+                    std::ffi::CStr::from_ptr(why),
+                    std::os::fd::BorrowedFd::borrow_raw(2),
+                )
+            };
+            let _ = rustix::io::write(stderr, why.to_bytes());
+        }
+        super::signal_safe::remove_all();
+        signal_hook::low_level::exit(2);
+    }
+}
+
+/// Leases exist on Linux only: elsewhere bundles are read, not mapped.
+#[cfg(not(target_os = "linux"))]
+mod lease {
+    pub enum Lease {}
+
+    impl Lease {
+        pub fn take(_: &std::fs::File, _: &str) -> Option<Lease> {
+            None
+        }
+    }
 }
 
 /// The registered temporary files' names where a signal handler may read
@@ -1414,6 +1651,64 @@ mod tests {
                 _ => assert_eq!(in_arena, 0),
             }
         }
+    }
+
+    /// A bundle nobody has open for writing is leased and mapped: its
+    /// members are the file's octets where the map holds them (no copy),
+    /// 8-byte aligned; dropping the index gives the lease back, so that
+    /// the file can be opened for writing again without waiting.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_leased_bundle_is_read_from_its_map() {
+        use std::os::unix::fs::OpenOptionsExt;
+
+        use robofilter::{BundleBuilder, Fetch};
+        let mut builder = BundleBuilder::new(Config::new());
+        for i in 0..12 {
+            let body = format!("User-agent: *\nDisallow: /{i}*x\n");
+            let fetch = Fetch::Http { status: 200, body: body.into_bytes() };
+            builder.add(&format!("h{i}.test"), fetch).unwrap();
+        }
+        let bytes = builder.finish().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("b.bundle");
+        fs::write(&path, &bytes).unwrap();
+        let index = BundleIndex::open(&path, "bundle").unwrap().unwrap();
+        if !index.is_mapped() {
+            println!("skipped: this file system grants no read lease");
+            return;
+        }
+        let map = index.map.as_ref().unwrap().as_ptr_range();
+        let bundle = index.load().unwrap();
+        let n = bundle.member_len();
+        let mut arena = Arena::for_bundle(&index, n);
+        assert!(arena.map.is_none(), "an arena beside the map");
+        let file = MemberFile::new(&index, n, &mut arena);
+        for m in 0..n {
+            let span = bundle.member_span(m);
+            let (padding, member) = file.read(m, span).unwrap();
+            let at = span.offset() as usize + span.padding();
+            assert_eq!(padding.len(), span.padding());
+            assert_eq!(member, &bytes[at..at + span.member_len()]);
+            assert!(map.contains(&member.as_ptr()), "member {m} copied");
+            assert_eq!(member.as_ptr() as usize % 8, 0);
+        }
+        // A writer that would wait for the lease fails at once instead.
+        let nonblocking_writer = || {
+            fs::OpenOptions::new()
+                .write(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(&path)
+        };
+        drop(file);
+        drop(index);
+        nonblocking_writer().expect("the lease was given back");
+        // Given back when dropped, though the file stays open.
+        let reader = File::open(&path).unwrap();
+        let lease = lease::Lease::take(&reader, "b.bundle").unwrap();
+        drop(lease);
+        nonblocking_writer().expect("the lease was given back");
+        drop(reader);
     }
 
     /// A window maps the octets asked for, from any offset (not only a
