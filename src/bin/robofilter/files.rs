@@ -287,7 +287,9 @@ pub struct BundleIndex {
     file: File,
     identity: Identity,
     len: u64,
+    /// The index's octets, read (empty when the file is mapped).
     index: Aligned,
+    index_len: usize,
 }
 
 /// What tells a file rewritten in place from the one opened.
@@ -346,13 +348,18 @@ impl BundleIndex {
         let damaged = || format!("bundle '{name}' is damaged or unusable");
         let index_len =
             Bundle::index_len(&head[..head_len], len).with_context(damaged)?;
-        let mut index =
-            Aligned { words: vec![0; index_len.div_ceil(8)], len: index_len };
-        let buf = &mut bytemuck::cast_slice_mut(&mut index.words)[..index_len];
-        file.read_exact_at(buf, 0).with_context(read_error)?;
         let map = lease.as_ref().and_then(|_| map_leased(&file, len));
         // Without a map the lease is of no use: given back at once.
         let lease = lease.filter(|_| map.is_some());
+        // A mapped index is used where it lies (`load`).
+        let mut index = Aligned::default();
+        if map.is_none() {
+            index.words = vec![0; index_len.div_ceil(8)];
+            index.len = index_len;
+            let buf =
+                &mut bytemuck::cast_slice_mut(&mut index.words)[..index_len];
+            file.read_exact_at(buf, 0).with_context(read_error)?;
+        }
         let bundle = BundleIndex {
             name,
             map,
@@ -361,6 +368,7 @@ impl BundleIndex {
             identity,
             len,
             index,
+            index_len,
         };
         bundle.check_unchanged().map_err(anyhow::Error::new)?;
         Ok(Some(bundle))
@@ -379,9 +387,15 @@ impl BundleIndex {
 
     /// Loads the bundle from the index, naming the file in errors.
     pub fn load(&self) -> Result<Bundle<'_>> {
-        Bundle::from_index(self.index.as_bytes(), self.len).with_context(
-            || format!("bundle '{}' is damaged or unusable", self.name),
-        )
+        let index = match &self.map {
+            // `Bundle::index_len` checked it against the file's length,
+            // which is the map's.
+            Some(map) => &map[..self.index_len],
+            None => self.index.as_bytes(),
+        };
+        Bundle::from_index(index, self.len).with_context(|| {
+            format!("bundle '{}' is damaged or unusable", self.name)
+        })
     }
 
     /// Fails, naming the file, if it is no longer the file opened.
