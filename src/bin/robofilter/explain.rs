@@ -114,6 +114,15 @@ fn with_checker<T>(
     if crate::shards::ShardIndex::is_dir(path) {
         return crate::shards::with_checker(path, agents, f);
     }
+    // A bundle file: its index, and only the members the URLs need.
+    const WHAT: &str = "robots.txt, rules file or bundle";
+    if let Some(index) = files::BundleIndex::open(path, WHAT)? {
+        let bundle = index.load()?;
+        files::check_dialect(dialect, bundle.dialect(), "bundle", path)?;
+        files::check_agents(agents, bundle.dialect())?;
+        let agents: Vec<&str> = agents.iter().map(String::as_str).collect();
+        return files::with_bundle_checker(&index, &bundle, &agents, f);
+    }
     let config = agents.iter().fold(Config::new(), |c, a| c.agent(a));
     let bytes = files::rules_or_robots(path, dialect, config)?;
     let compiled = Compiled::load(&bytes, path)?;

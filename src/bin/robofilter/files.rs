@@ -5,10 +5,12 @@ use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
-use anyhow::{Context, Result, bail};
-use robofilter::{Bundle, Compiler, Config, Dialect, MemberSpan, Rules};
+use anyhow::{Context, Result, anyhow, bail};
+use robofilter::{
+    Bundle, Compiler, Config, Dialect, MemberSpan, Members, Rules, UrlChecker,
+};
 
 /// The first bytes of every rules file.
 const RULES_MAGIC: &[u8; 8] = b"ROBOFLTR";
@@ -583,6 +585,44 @@ impl<'f> MemberFile<'f> {
     }
 }
 
+/// Runs `f` with a checker of `bundle` (loaded from `index`) for
+/// `agents`, whose members are read (or used in the leased map) when a URL
+/// first needs them: what `filter`, `check` and `explain` do with a
+/// bundle file.
+pub fn with_bundle_checker<T>(
+    index: &BundleIndex,
+    bundle: &Bundle<'_>,
+    agents: &[&str],
+    f: impl for<'a> FnOnce(&UrlChecker<'a>) -> Result<T>,
+) -> Result<T> {
+    let mut arena = Arena::for_bundle(index, bundle.member_len());
+    let file = MemberFile::new(index, bundle.member_len(), &mut arena);
+    let read = |m, span| file.read(m, span);
+    let members = Arc::new(Members::with_reader(bundle, &read));
+    let checker = UrlChecker::bundle(bundle, members, agents)
+        .map_err(|e| anyhow!("bundle '{}', {e}", index.name))?;
+    f(&checker)
+}
+
+/// Fails unless a compiled file's dialect `have` is the one the user
+/// asked for, if any.
+pub fn check_dialect(
+    want: Option<Dialect>,
+    have: Dialect,
+    what: &str,
+    path: &Path,
+) -> Result<()> {
+    match want {
+        Some(want) if want != have => bail!(
+            "{what} '{}' was compiled with the {have} dialect, not \
+             {want} (omit --dialect, or compile again with \
+             --dialect {want})",
+            display(path)
+        ),
+        _ => Ok(()),
+    }
+}
+
 /// What a file holds, told by its first bytes (the magic of a rules file or
 /// a bundle; anything else is taken for a robots.txt).
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
@@ -733,16 +773,9 @@ pub fn rules_or_robots(
         Kind::Rules => "rules file",
         Kind::Bundle => "bundle",
     };
-    if let Some(want) = dialect {
+    if dialect.is_some() {
         let have = Compiled::load(&bytes, path)?.dialect();
-        if have != want {
-            bail!(
-                "{what} '{}' was compiled with the {have} dialect, not \
-                 {want} (omit --dialect, or compile again with \
-                 --dialect {want})",
-                display(path)
-            );
-        }
+        check_dialect(dialect, have, what, path)?;
     }
     Ok(bytes)
 }

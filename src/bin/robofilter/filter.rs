@@ -116,50 +116,34 @@ pub fn run(args: FilterArgs) -> Result<()> {
     // A bundle file: its index now, each member when first used. Anything
     // else (a rules file, stdin): read whole.
     const WHAT: &str = "rules file or bundle";
-    let lazy = files::BundleIndex::open(&args.rules, WHAT)?;
-    let bytes = match lazy {
-        Some(_) => files::Bytes::default(),
-        None => files::read_owned(&args.rules, WHAT)?,
-    };
-    // A single rules file applies to every URL; a bundle has per-host
-    // rules. Both are loaded here, so that the scope can borrow them.
-    let compiled = match &lazy {
-        Some(index) => Compiled::Bundle(index.load()?),
-        None => Compiled::load(&bytes, &args.rules)?,
-    };
-    files::check_agents(&args.agent, compiled.dialect())?;
     let agents: Vec<&str> = args.agent.iter().map(String::as_str).collect();
-    let (single, bundle) = match compiled {
-        Compiled::Bundle(bundle) => (None, Some(bundle)),
-        Compiled::Rules(rules) => (Some(rules), None),
-    };
-    let mut arena = lazy
-        .as_ref()
-        .zip(bundle.as_ref())
-        .map(|(index, b)| files::Arena::for_bundle(index, b.member_len()));
-    let member_file =
-        lazy.as_ref().zip(bundle.as_ref()).zip(arena.as_mut()).map(
-            |((index, b), arena)| {
-                files::MemberFile::new(index, b.member_len(), arena)
-            },
-        );
-    let read = |m, span| match &member_file {
-        Some(f) => f.read(m, span),
-        None => unreachable!("only a bundle read by its index reads members"),
-    };
-    let members = bundle.as_ref().map(|b| match member_file {
-        Some(_) => Arc::new(Members::with_reader(b, &read)),
-        None => Arc::new(Members::new(b)),
-    });
-    let checker = match (&single, &bundle, members) {
-        (Some(rules), _, _) => UrlChecker::rules(rules, &agents)
-            .with_context(|| format!("rules file '{rules_name}'"))?,
-        (None, Some(bundle), Some(members)) => {
-            UrlChecker::bundle(bundle, members, &agents)
-                .map_err(|e| anyhow!("bundle '{rules_name}', {e}"))?
+    if let Some(index) = files::BundleIndex::open(&args.rules, WHAT)? {
+        let bundle = index.load()?;
+        files::check_agents(&args.agent, bundle.dialect())?;
+        return files::with_bundle_checker(&index, &bundle, &agents, |c| {
+            decide(c, &rules_name, &args, &paths, out, threads, start)
+        });
+    }
+    let bytes = files::read_owned(&args.rules, WHAT)?;
+    let checker;
+    let rules;
+    let bundle;
+    match Compiled::load(&bytes, &args.rules)? {
+        Compiled::Rules(r) => {
+            files::check_agents(&args.agent, r.dialect())?;
+            rules = r;
+            checker = UrlChecker::rules(&rules, &agents)
+                .with_context(|| format!("rules file '{rules_name}'"))?;
         }
-        _ => unreachable!("one of them is loaded"),
-    };
+        Compiled::Bundle(b) => {
+            // A bundle from stdin or a pipe, read whole.
+            files::check_agents(&args.agent, b.dialect())?;
+            bundle = b;
+            let members = Arc::new(Members::new(&bundle));
+            checker = UrlChecker::bundle(&bundle, members, &agents)
+                .map_err(|e| anyhow!("bundle '{rules_name}', {e}"))?;
+        }
+    }
     decide(&checker, &rules_name, &args, &paths, out, threads, start)
 }
 
