@@ -588,7 +588,8 @@ impl<'f> MemberFile<'f> {
 /// Runs `f` with a checker of `bundle` (loaded from `index`) for
 /// `agents`, whose members are read (or used in the leased map) when a URL
 /// first needs them: what `filter`, `check` and `explain` do with a
-/// bundle file.
+/// bundle file, as the last thing before the process ends (the checker's
+/// memory is not freed).
 pub fn with_bundle_checker<T>(
     index: &BundleIndex,
     bundle: &Bundle<'_>,
@@ -601,7 +602,14 @@ pub fn with_bundle_checker<T>(
     let members = Arc::new(Members::with_reader(bundle, &read));
     let checker = UrlChecker::bundle(bundle, members, agents)
         .map_err(|e| anyhow!("bundle '{}', {e}", index.name))?;
-    f(&checker)
+    let result = f(&checker);
+    // The run ends with the process: the checker is left to the exit
+    // rather than dropped. Freeing the matchers of thousands of members
+    // one by one took 5-10 ms at the end of the mixed-host frontier, in
+    // which `-j 2` has nothing to share (BENCHMARKS.md, "Issue 13:
+    // bundles read under a lease").
+    std::mem::forget(checker);
+    result
 }
 
 /// Fails unless a compiled file's dialect `have` is the one the user
