@@ -568,8 +568,16 @@ fn read_lines(
     let (first_tx, first_rx) = mpsc::channel();
     let reader = std::thread::spawn(move || {
         let mut lines = Vec::new();
-        for line in BufReader::new(stdout).lines() {
-            lines.push(line.unwrap());
+        let mut stdout = BufReader::new(stdout);
+        let mut line = Vec::new();
+        // A last line without its `\n` is left out: a run stopped by a
+        // signal (the SIGIO of a broken lease) may end its output in the
+        // middle of a line. A run that succeeds is checked for every line.
+        while stdout.read_until(b'\n', &mut line).unwrap() > 0 {
+            if line.pop() != Some(b'\n') {
+                break;
+            }
+            lines.push(String::from_utf8(std::mem::take(&mut line)).unwrap());
             if lines.len() == 1 {
                 let _ = first_tx.send(());
             }
