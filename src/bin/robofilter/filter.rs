@@ -125,9 +125,10 @@ pub fn run(args: FilterArgs) -> Result<()> {
         });
     }
     let bytes = files::read_owned(&args.rules, WHAT)?;
-    let checker;
+    // Declared first so that they outlive the checker, which borrows one.
     let rules;
     let bundle;
+    let checker;
     match Compiled::load(&bytes, &args.rules)? {
         Compiled::Rules(r) => {
             files::check_agents(&args.agent, r.dialect())?;
