@@ -430,6 +430,63 @@ fn a_url_list_cut_underneath_stops_the_run() {
     assert_eq!(dir.read("out.txt"), b"previous output\n");
 }
 
+/// A bundle that `filter -o` holds a read lease on and maps (Linux, a
+/// file nobody writes) cannot be changed under the run: a process that
+/// opens it for writing waits, the run stops at once (exit 2, naming the
+/// bundle), the temporary output is removed and the previous output
+/// kept, and only then does the writer's open return. Where no lease is
+/// granted (the bundle is never mapped), the test says so and stops.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_leased_bundle_opened_for_writing_stops_the_run() {
+    let dir = setup("lease");
+    std::fs::create_dir(dir.join("hosts")).unwrap();
+    dir.write("hosts/a.example.txt", ROBOTS);
+    dir.run(&["compile", "--hosts", "hosts", "-o", "bundle.bin"]).ok();
+    dir.write("out.txt", "previous output\n");
+    let args = ["filter", "bundle.bin", "--agent", "Bot", "-o", "out.txt"];
+    let mut child = dir.spawn(&args, Stdio::null());
+    // URLs keep coming through the pipe: the run stays in progress.
+    let mut stdin = child.stdin.take().unwrap();
+    let _ = stdin.write_all(b"http://a.example/public\n");
+    let temp = wait_for_temp(&dir, &mut child, ".out.txt.");
+    let maps = format!("/proc/{}/maps", child.id());
+    let start = Instant::now();
+    while !std::fs::read_to_string(&maps)
+        .unwrap_or_default()
+        .contains("bundle.bin")
+    {
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("robofilter ended ({status}) before it mapped the bundle");
+        }
+        if start.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            println!("no read lease on this file system: the bundle is read");
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let writer = std::fs::File::options()
+        .write(true)
+        .open(dir.join("bundle.bin"))
+        .unwrap();
+    // The open returned: the run has ended (its lease went with it).
+    let status = child.try_wait().unwrap().or_else(|| {
+        std::thread::sleep(Duration::from_secs(1));
+        child.try_wait().unwrap()
+    });
+    drop((writer, stdin));
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(status.is_some(), "the writer got in while the run went on");
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    for needle in ["bundle.bin", "opened for writing", "renaming"] {
+        assert!(err.contains(needle), "no {needle:?} in: {err}");
+    }
+    assert!(!dir.list().contains(&temp), "{temp} left behind");
+    assert_eq!(dir.read("out.txt"), b"previous output\n");
+}
+
 /// Part B.6: a stderr that cannot be written (`2>/dev/full`) never panics:
 /// warnings and summaries are dropped, the exit status stays right.
 #[test]
