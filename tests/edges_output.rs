@@ -374,6 +374,24 @@ fn signals_remove_the_temp_file_and_keep_the_previous_output() {
     assert_eq!(dir.list(), ["out.txt", "robots.txt", "rules.bin", "urls.txt"]);
 }
 
+/// Waits up to `limit` for `child` to have a file named `name` mapped
+/// (`/proc/PID/maps`); whether it has. Panics if the child ends first.
+#[cfg(target_os = "linux")]
+fn wait_for_map(child: &mut Child, name: &str, limit: Duration) -> bool {
+    let maps = format!("/proc/{}/maps", child.id());
+    let start = Instant::now();
+    while !std::fs::read_to_string(&maps).unwrap_or_default().contains(name) {
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("robofilter ended ({status}) before it mapped {name}");
+        }
+        if start.elapsed() > limit {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    true
+}
+
 /// A URL list cut in place underneath `filter -o` (truncated while it is
 /// memory-mapped) stops the run, never lets it succeed on part of the
 /// list: exit 135 with a message when a mapped page past the new end is
@@ -395,18 +413,8 @@ fn a_url_list_cut_underneath_stops_the_run() {
     let mut child = dir.spawn(&args, Stdio::null());
     drop(child.stdin.take());
     let temp = wait_for_temp(&dir, &mut child, ".out.txt.");
-    let maps = format!("/proc/{}/maps", child.id());
-    let start = Instant::now();
-    while !std::fs::read_to_string(&maps)
-        .unwrap_or_default()
-        .contains("big.txt")
-    {
-        if let Ok(Some(status)) = child.try_wait() {
-            panic!("robofilter ended ({status}) before it mapped big.txt");
-        }
-        assert!(start.elapsed() < Duration::from_secs(30), "big.txt unmapped");
-        std::thread::sleep(Duration::from_millis(1));
-    }
+    let mapped = wait_for_map(&mut child, "big.txt", Duration::from_secs(30));
+    assert!(mapped, "big.txt unmapped");
     std::fs::File::options()
         .write(true)
         .open(&list)
@@ -450,21 +458,10 @@ fn a_leased_bundle_opened_for_writing_stops_the_run() {
     let mut stdin = child.stdin.take().unwrap();
     let _ = stdin.write_all(b"http://a.example/public\n");
     let temp = wait_for_temp(&dir, &mut child, ".out.txt.");
-    let maps = format!("/proc/{}/maps", child.id());
-    let start = Instant::now();
-    while !std::fs::read_to_string(&maps)
-        .unwrap_or_default()
-        .contains("bundle.bin")
-    {
-        if let Ok(Some(status)) = child.try_wait() {
-            panic!("robofilter ended ({status}) before it mapped the bundle");
-        }
-        if start.elapsed() > Duration::from_secs(10) {
-            let _ = child.kill();
-            println!("no read lease on this file system: the bundle is read");
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(1));
+    if !wait_for_map(&mut child, "bundle.bin", Duration::from_secs(10)) {
+        let _ = child.kill();
+        println!("no read lease on this file system: the bundle is read");
+        return;
     }
     let writer = std::fs::File::options()
         .write(true)
