@@ -1382,12 +1382,12 @@ impl<'a> Matcher<'a> {
         index: Option<&DirectIndex>,
     ) -> Verdict {
         // A path the rfc9309 normalisation leaves alone is its own
-        // normalisation.
-        let as_is = match self.rules.dialect {
+        // normalisation (scanned only when there is no slash to add).
+        let as_is = || match self.rules.dialect {
             Dialect::Google => true,
             Dialect::Rfc9309 => !normalize::has_rfc9309_special(path.tail()),
         };
-        if as_is && !path.has_lead_slash() {
+        if !path.has_lead_slash() && as_is() {
             return self.best(path.tail(), index).0;
         }
         const STACK: usize = 1024;

@@ -462,18 +462,24 @@ impl<'a> Dfa<'a> {
         stop_below: u32,
     ) -> u32 {
         match self.table {
-            Table::U16(t) if t.len() > 255 => {
-                self.walk::<_, true>(t, path, dialect, stop_below)
-            }
-            Table::U16(t) => {
-                self.walk::<_, false>(t, path, dialect, stop_below)
-            }
-            Table::U32(t) if t.len() > 255 => {
-                self.walk::<_, true>(t, path, dialect, stop_below)
-            }
-            Table::U32(t) => {
-                self.walk::<_, false>(t, path, dialect, stop_below)
-            }
+            Table::U16(t) => self.walk_table(t, path, dialect, stop_below),
+            Table::U32(t) => self.walk_table(t, path, dialect, stop_below),
+        }
+    }
+
+    /// [`Dfa::walk`] by rows for tables of more than 255 entries.
+    #[inline(always)]
+    fn walk_table<T: StateId>(
+        &self,
+        table: &[T],
+        path: MatchPath<'_>,
+        dialect: Dialect,
+        stop_below: u32,
+    ) -> u32 {
+        if table.len() > 255 {
+            self.walk::<T, true>(table, path, dialect, stop_below)
+        } else {
+            self.walk::<T, false>(table, path, dialect, stop_below)
         }
     }
 
