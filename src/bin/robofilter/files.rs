@@ -484,7 +484,9 @@ impl<'f> MemberFile<'f> {
         member_len: usize,
         arena: &'f mut Arena,
     ) -> MemberFile<'f> {
-        let slots = (0..member_len).map(|_| OnceLock::new()).collect();
+        // A mapped bundle's members are read where they are: no slots.
+        let read = if index.is_mapped() { 0 } else { member_len };
+        let slots = (0..read).map(|_| OnceLock::new()).collect();
         let free: &'f mut [u8] = match &mut arena.map {
             Some(map) => map,
             None => &mut [],
@@ -1161,14 +1163,7 @@ fn stop_on_sigbus() {
             (a URL list rewritten in place?) or could not be read (a disk \
             error?) while it was read (SIGBUS): stopped; an output file \
             (-o) is left as it was. Run again once the list is complete.\n";
-        let stop = || {
-            // SAFETY: fd 2 is only written to; a closed one fails the
-            // write, which is then skipped.
-            let stderr = unsafe { std::os::fd::BorrowedFd::borrow_raw(2) };
-            let _ = rustix::io::write(stderr, WHY);
-            signal_safe::remove_all();
-            signal_hook::low_level::exit(128 + SIGBUS);
-        };
+        let stop = || signal_safe::stop(WHY, 128 + SIGBUS);
         // SAFETY: `stop` only makes async-signal-safe system calls
         // (write, unlink, _exit) on memory that is never freed, and
         // neither allocates nor takes a lock.
@@ -1315,25 +1310,18 @@ mod lease {
         }
     }
 
-    /// Says why, removes the temporary outputs and ends the run with
-    /// status 2: async-signal-safe.
+    /// Stops the run with status 2, naming slot `slot`'s file:
+    /// async-signal-safe.
     #[allow(unsafe_code)]
     fn stop(slot: usize) -> ! {
         let why = WHY[slot].load(Ordering::Acquire);
-        if !why.is_null() {
-            // SAFETY: messages are `CString::into_raw` pointers, never
-            // freed; fd 2 is only written to (a closed one fails the
-            // write, which is then skipped).
-            let (why, stderr) = unsafe {
-                (
-                    std::ffi::CStr::from_ptr(why),
-                    std::os::fd::BorrowedFd::borrow_raw(2),
-                )
-            };
-            let _ = rustix::io::write(stderr, why.to_bytes());
-        }
-        super::signal_safe::remove_all();
-        signal_hook::low_level::exit(2);
+        // SAFETY: messages are `CString::into_raw` pointers, never freed.
+        let why = if why.is_null() {
+            &[][..]
+        } else {
+            unsafe { std::ffi::CStr::from_ptr(why) }.to_bytes()
+        };
+        super::signal_safe::stop(why, 2)
     }
 }
 
@@ -1408,8 +1396,21 @@ mod signal_safe {
         }
     }
 
+    /// Writes `why` to stderr, removes every registered file and ends
+    /// the process with `status`: async-signal-safe (what the SIGBUS and
+    /// SIGIO handlers do).
+    #[allow(unsafe_code)]
+    pub fn stop(why: &[u8], status: i32) -> ! {
+        // SAFETY: fd 2 is only written to; a closed one fails the write,
+        // which is then skipped.
+        let stderr = unsafe { std::os::fd::BorrowedFd::borrow_raw(2) };
+        let _ = rustix::io::write(stderr, why);
+        remove_all();
+        signal_hook::low_level::exit(status);
+    }
+
     /// Removes every registered file: async-signal-safe.
-    pub fn remove_all() {
+    fn remove_all() {
         for slot in &NAMES {
             let name = slot.load(Ordering::Acquire);
             if !name.is_null() {
