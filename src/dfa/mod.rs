@@ -496,7 +496,10 @@ impl<'a> Dfa<'a> {
         // inside the table, and the compiler, told so once, checks only
         // the state's index per step.
         if ROWS {
-            assert!(table.len() > 255, "`run` walks rows of long tables");
+            assert!(
+                table.len() > 255,
+                "`walk_table` walks rows of long tables"
+            );
         }
         let next = |s: u32, b: u8| {
             let c = usize::from(classes[usize::from(b)]);
