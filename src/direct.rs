@@ -28,6 +28,11 @@ pub(crate) struct PrefixIndex {
     octets: Vec<u8>,
     /// Per prefix, sorted by prefix: (offset, length, entry).
     spans: Vec<(u32, u32, u32)>,
+    /// Per span, its prefix's first 8 octets (zero-padded) as a
+    /// big-endian number: a search over the first 8 octets reads one
+    /// array, where the spans and then the octets are two loads each
+    /// waiting on the last.
+    heads: Vec<u64>,
 }
 
 impl PrefixIndex {
@@ -47,12 +52,13 @@ impl PrefixIndex {
             let len = octets.len() - start;
             spans.push((start as u32, len as u32, i as u32));
         }
-        let mut index = PrefixIndex { octets, spans };
+        let mut index = PrefixIndex { octets, spans, heads: Vec::new() };
         // A compiled direct group's rules come in this order, so their
         // prefixes are laid out in it too: nothing to sort or move.
         let in_order =
             |w: &[(u32, u32, u32)]| index.prefix(&w[0]) <= index.prefix(&w[1]);
         if index.spans.windows(2).all(in_order) {
+            index.heads = index.heads();
             return index;
         }
         let spans = core::mem::take(&mut index.spans);
@@ -83,7 +89,21 @@ impl PrefixIndex {
                 (at, s.1, s.2)
             })
             .collect();
-        PrefixIndex { octets, spans }
+        let mut index = PrefixIndex { octets, spans, heads: Vec::new() };
+        index.heads = index.heads();
+        index
+    }
+
+    /// The spans' [`PrefixIndex::heads`].
+    fn heads(&self) -> Vec<u64> {
+        let head = |s: &(u32, u32, u32)| {
+            let p = self.prefix(s);
+            let mut head = [0; 8];
+            let n = p.len().min(8);
+            head[..n].copy_from_slice(&p[..n]);
+            u64::from_be_bytes(head)
+        };
+        self.spans.iter().map(head).collect()
     }
 
     /// A prefix's first 16 octets, zero-padded, as a big-endian number.
@@ -113,22 +133,42 @@ impl PrefixIndex {
             if lo == hi || k == path.len() {
                 return;
             }
+            // Every span left is longer than `k`: its octet at `k` is
+            // a real one, in its head for the first 8.
             let b = path[k];
-            let at = |s: &(u32, u32, u32)| self.octets[(s.0 as usize) + k];
-            let range = &self.spans[lo..hi];
-            // Sorted: the first and last entries bound the range's octets
-            // at `k`, and often settle it without a search (entries share
-            // long prefixes: `/wiki/Special:...`).
-            match (at(&range[0]), at(&range[range.len() - 1])) {
-                (first, last) if first == b && last == b => continue,
-                (first, last) if b < first || last < b => return,
-                _ => {}
-            }
-            let start = range.partition_point(|s| at(s) < b);
-            let end = start + range[start..].partition_point(|s| at(s) <= b);
+            let narrowed = if k < 8 {
+                let shift = 56 - 8 * k as u32;
+                narrow(&self.heads[lo..hi], b, |h| (h >> shift) as u8)
+            } else {
+                let at = |s: &(u32, u32, u32)| self.octets[s.0 as usize + k];
+                narrow(&self.spans[lo..hi], b, at)
+            };
+            let Some((start, end)) = narrowed else { return };
             (lo, hi) = (lo + start, lo + end);
         }
     }
+}
+
+/// The part of `range`, sorted by the octets `at` reads, whose octet is
+/// `b`, or `None` if there is none. The first and last entries bound the
+/// range's octets, and often settle it without a search (entries share
+/// long prefixes: `/wiki/Special:...`).
+#[inline(always)]
+fn narrow<T>(
+    range: &[T],
+    b: u8,
+    at: impl Fn(&T) -> u8,
+) -> Option<(usize, usize)> {
+    match (at(&range[0]), at(&range[range.len() - 1])) {
+        (first, last) if first == b && last == b => {
+            return Some((0, range.len()));
+        }
+        (first, last) if b < first || last < b => return None,
+        _ => {}
+    }
+    let start = range.partition_point(|s| at(s) < b);
+    let end = start + range[start..].partition_point(|s| at(s) <= b);
+    Some((start, end))
 }
 
 /// A set of octet pairs, hashed into 128 bits (a Bloom filter with one
