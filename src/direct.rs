@@ -11,7 +11,10 @@
 //! the matching rules). Building it takes a sort and a few allocations;
 //! the compiler stores a direct group's rules in this order, so that
 //! loading only checks it (or, with index.html aliases, the merge sort
-//! takes the rules as one sorted run and places the aliases).
+//! takes the rules as one sorted run and places the aliases). The first
+//! 8 octets of every prefix are also kept as a number, in an array of
+//! their own, so that a search step over them is one load (a step over
+//! the later octets reads a span, then an octet at its offset).
 //!
 //! A rule with a `*` names octets after it that a matching path must
 //! contain; [`Pairs`] keeps their adjacent pairs, hashed, so that most
