@@ -152,8 +152,9 @@ impl PrefixIndex {
     }
 }
 
-/// The part of `range`, sorted by the octets `at` reads, whose octet is
-/// `b`, or `None` if there is none. The first and last entries bound the
+/// The part `start..end` of `range`, sorted by the octets `at` reads,
+/// whose octet is `b` (empty if none is), or `None` when `b` is below the
+/// first entry's octet or above the last's. Those two entries bound the
 /// range's octets, and often settle it without a search (entries share
 /// long prefixes: `/wiki/Special:...`).
 #[inline(always)]
