@@ -97,16 +97,10 @@ impl PrefixIndex {
         index
     }
 
-    /// The spans' [`PrefixIndex::heads`].
+    /// The spans' [`PrefixIndex::heads`]: the high half of each
+    /// [`PrefixIndex::head`].
     fn heads(&self) -> Vec<u64> {
-        let head = |s: &(u32, u32, u32)| {
-            let p = self.prefix(s);
-            let mut head = [0; 8];
-            let n = p.len().min(8);
-            head[..n].copy_from_slice(&p[..n]);
-            u64::from_be_bytes(head)
-        };
-        self.spans.iter().map(head).collect()
+        self.spans.iter().map(|s| (self.head(s) >> 64) as u64).collect()
     }
 
     /// A prefix's first 16 octets, zero-padded, as a big-endian number.
