@@ -131,7 +131,7 @@ pub fn url_line(buf: &[u8], len: usize) -> Option<(&[u8], MatchPath<'_>)> {
 /// assert_eq!((end, line.unwrap().0), (11, &b"http://x/a"[..]));
 /// assert_eq!(robofilter::next_url_line(&chunk[12..]).0, 9);
 /// ```
-#[inline]
+#[inline(always)]
 pub fn next_url_line(buf: &[u8]) -> (usize, Option<(&[u8], MatchPath<'_>)>) {
     let (end, line) = robofilter_scan::scan_next(buf);
     (end, line.map(|line| url_and_path(buf, line)))

@@ -2,7 +2,7 @@
 //! its members one by one) and writing outputs atomically.
 
 use std::fs::{self, File};
-use std::io::{self, Read, Write};
+use std::io::{self, IoSlice, Read, Write};
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -907,14 +907,29 @@ impl AtomicFile {
     }
 }
 
-/// [`write_through`] behind a trait object.
+/// [`write_through`] and [`write_parts`] behind a trait object.
 trait WriteThrough: Write {
     fn write_through(&mut self, buf: &[u8]) -> io::Result<()>;
+    fn write_parts(&mut self, parts: &mut [IoSlice<'_>]) -> io::Result<()>;
 }
 
 impl<W: Write> WriteThrough for io::BufWriter<W> {
     fn write_through(&mut self, buf: &[u8]) -> io::Result<()> {
         write_through(self, buf)
+    }
+
+    fn write_parts(&mut self, parts: &mut [IoSlice<'_>]) -> io::Result<()> {
+        write_parts(self, parts)
+    }
+}
+
+impl AtomicFile {
+    /// See [`Output::write_parts`].
+    pub fn write_parts(
+        &mut self,
+        parts: &mut [IoSlice<'_>],
+    ) -> io::Result<()> {
+        self.writer().write_parts(parts)
     }
 }
 
@@ -1500,19 +1515,49 @@ fn is_our_stdout(path: &Path) -> bool {
     }
 }
 
+/// Writes of at least this many octets bypass the output buffer (see
+/// [`write_through`]).
+pub const DIRECT_WRITE_LEN: usize = 16 << 10;
+
 /// Writes `buf` through `w`: small writes are buffered, large ones (a
-/// chunk's output) go straight to the inner writer after a flush, instead
-/// of being copied into the buffer first.
+/// chunk's output, a run of lines passed through from a mapped input) go
+/// straight to the inner writer after a flush, instead of being copied
+/// into the buffer first.
 fn write_through<W: Write>(
     w: &mut io::BufWriter<W>,
     buf: &[u8],
 ) -> io::Result<()> {
-    if buf.len() >= w.capacity() / 8 {
+    if buf.len() >= DIRECT_WRITE_LEN {
         w.flush()?;
         w.get_mut().write_all(buf)
     } else {
         w.write_all(buf)
     }
+}
+
+/// Writes `parts` in order through `w`: a few short ones into the buffer;
+/// else, after a flush, straight to the inner writer, gathered into as
+/// few calls as the system takes (`writev`), with no copy.
+fn write_parts<W: Write>(
+    w: &mut io::BufWriter<W>,
+    mut parts: &mut [IoSlice<'_>],
+) -> io::Result<()> {
+    let len: usize = parts.iter().map(|p| p.len()).sum();
+    if len < DIRECT_WRITE_LEN {
+        return parts.iter().try_for_each(|p| w.write_all(p));
+    }
+    w.flush()?;
+    let inner = w.get_mut();
+    IoSlice::advance_slices(&mut parts, 0);
+    while !parts.is_empty() {
+        match inner.write_vectored(parts) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => IoSlice::advance_slices(&mut parts, n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 /// Where data output goes: stdout or an [`AtomicFile`].
@@ -1524,6 +1569,19 @@ pub enum Output {
 }
 
 impl Output {
+    /// Writes `parts`, in order, as [`Write::write_all`] would write them
+    /// one after another, with fewer calls and no copy where they are
+    /// long.
+    pub fn write_parts(
+        &mut self,
+        parts: &mut [IoSlice<'_>],
+    ) -> io::Result<()> {
+        match self {
+            Output::Stdout(w) => write_parts(w, parts),
+            Output::File(f) => f.write_parts(parts),
+        }
+    }
+
     /// Stdout (also for `-` and a path that is our stdout, such as
     /// `/dev/stdout`), or `path` as an [`AtomicFile`].
     pub fn new(path: Option<&Path>) -> Result<Output> {

@@ -13,6 +13,17 @@
 //! without a copy. A rules file is read into memory whole; a bundle file,
 //! its index, then each member when first used.
 //!
+//! Selected lines that are output as they are (`--emit allowed`,
+//! `disallowed` or `unknown` without `--json` or `--explain`) are not
+//! copied from a mapped window: a chunk's output records runs of them
+//! (at least [`MIN_PASSED_RUN`] octets each; shorter ones are copied),
+//! and the writer hands the runs and the octets written between them to
+//! the system in one `writev`. The window stays mapped until its last run
+//! is written, so two windows may be mapped at once. A line is read from
+//! the file twice, when decided and when written: a file rewritten in
+//! place meanwhile (not a supported use, and a mapped file gives no
+//! snapshot anyway) could have its new octets written.
+//!
 //! With a bundle, each URL's authority selects its host's rules. A worker
 //! remembers the last host it looked up, so runs of URLs of one host cost
 //! one comparison each; each member rules file is checked and its matcher
@@ -21,8 +32,8 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::fs::File;
-use std::io::{self, BufRead, IsTerminal, Read, Seek, Write};
-use std::ops::AddAssign;
+use std::io::{self, BufRead, IoSlice, IsTerminal, Read, Seek, Write};
+use std::ops::{AddAssign, Range};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, mpsc};
 use std::time::Instant;
@@ -54,6 +65,13 @@ const CHUNKS_PER_THREAD: usize = 16;
 /// 16 blocks (64 MiB at `-j 1`), and only its pages count in the run's
 /// RSS.
 const WINDOW_BLOCKS: usize = 16;
+
+/// Selected lines passed through as they are in a memory-mapped input
+/// are written from the mapping, not copied into an output buffer, when
+/// at least this many octets of them follow one another: shorter runs
+/// are copied, so that a chunk's output is at most a few dozen parts for
+/// one `writev`.
+const MIN_PASSED_RUN: usize = 4 << 10;
 
 /// How many line numbers of empty or invalid lines are reported.
 const REPORT_LEN: usize = 5;
@@ -505,25 +523,86 @@ type BadLine = (u64, BadKind);
 
 /// What one chunk produced.
 struct ChunkOut {
+    /// Its output, but for `runs`.
     out: Vec<u8>,
+    /// Lines passed through, as in [`Emitted`]: offsets into the chunk.
+    runs: Vec<(usize, Range<usize>)>,
+    /// The window `runs` are in and the chunk's offset in it (set by
+    /// [`decide_block`]).
+    input: Option<(Arc<files::Window>, usize)>,
     counts: Counts,
     bad: Vec<BadLine>,
     /// A member of the bundle that could not be loaded: ends the run.
     error: Option<String>,
 }
 
+impl ChunkOut {
+    /// Passes `chunk[lines]` (whole lines, each with its `\n`) through
+    /// after the output so far: the last run grows if they follow it in
+    /// the chunk (nothing was output between them, as only a line between
+    /// them could be), else they start a run.
+    #[inline]
+    fn pass(&mut self, chunk: &[u8], lines: Range<usize>) {
+        match self.runs.last_mut() {
+            Some((_, run)) if run.end == lines.start => run.end = lines.end,
+            _ => {
+                self.settle(chunk);
+                self.runs.push((self.out.len(), lines));
+            }
+        }
+    }
+
+    /// Copies the last run of passed lines into `out` if it is shorter
+    /// than [`MIN_PASSED_RUN`]: called before anything else is output
+    /// (so that nothing follows a short run yet), and at the chunk's end.
+    fn settle(&mut self, chunk: &[u8]) {
+        if let Some((at, run)) = self.runs.last() {
+            if run.len() < MIN_PASSED_RUN {
+                debug_assert_eq!(*at, self.out.len(), "settled in time");
+                self.out.extend_from_slice(&chunk[run.clone()]);
+                self.runs.pop();
+            }
+        }
+    }
+}
+
 impl<'r, 'a> Decider<'r, 'a> {
+    /// Whether selected lines are output as they are (but for a `\r`
+    /// before the `\n`, which is dropped, and a missing last `\n`, which
+    /// is added): no verdict column, reason or JSON.
+    fn verbatim(&self) -> bool {
+        self.emit != Emit::All && !self.json && !self.explain
+    }
+
     /// Decides every line of a chunk (the last line may lack its `\n`),
     /// appending the output to `out` (an empty buffer, reused across
     /// batches so that its pages are not faulted in again for every chunk).
-    fn chunk(&self, chunk: &[u8], mut out: Vec<u8>) -> ChunkOut {
+    /// With `pass`, selected lines that are output as they are in the
+    /// chunk are passed through ([`ChunkOut::pass`]) instead of copied.
+    fn chunk(&self, chunk: &[u8], out: Vec<u8>, pass: bool) -> ChunkOut {
+        // An instance each: no test for `pass` per line where it is false.
+        match pass {
+            true => self.chunk_with::<true>(chunk, out),
+            false => self.chunk_with::<false>(chunk, out),
+        }
+    }
+
+    /// [`Decider::chunk`].
+    fn chunk_with<const PASS: bool>(
+        &self,
+        chunk: &[u8],
+        mut out: Vec<u8>,
+    ) -> ChunkOut {
         let cap = match self.emit {
             Emit::All => chunk.len() + chunk.len() / 4,
+            _ if PASS => 0,
             _ => chunk.len(),
         };
         out.reserve(cap);
         let mut c = ChunkOut {
             out,
+            runs: Vec::new(),
+            input: None,
             counts: Counts::default(),
             bad: Vec::new(),
             error: None,
@@ -538,15 +617,17 @@ impl<'r, 'a> Decider<'r, 'a> {
         // line may lack its `\n`.
         let mut start = 0;
         while start < chunk.len() {
-            let buf = &chunk[start..];
-            let (len, url) = robofilter::next_url_line(buf);
-            if let Err(e) =
-                self.line(buf, len, url, &mut c, &mut cache, &mut each)
-            {
+            let (len, url) = robofilter::next_url_line(&chunk[start..]);
+            let line = (chunk, start, len);
+            let what = (&mut c, &mut cache, &mut each[..]);
+            if let Err(e) = self.line::<PASS>(line, url, what) {
                 c.error = Some(e);
                 return c;
             }
             start += len + 1;
+        }
+        if PASS {
+            c.settle(chunk);
         }
         c
     }
@@ -556,19 +637,22 @@ impl<'r, 'a> Decider<'r, 'a> {
         self.checker.agents().len()
     }
 
-    /// Decides the line `buf[..len]` (`buf` goes on to the chunk's end),
-    /// whose URL and path are `url` ([`robofilter::next_url_line`]), for
-    /// every agent, into `each`.
+    /// Decides the line `chunk[start..start + len]`, whose URL and path
+    /// are `url` ([`robofilter::next_url_line`]), for every agent, into
+    /// `each`, and outputs it into `c` (passed through with `PASS` where
+    /// it is output as it is).
     #[inline]
-    fn line<'m>(
+    fn line<'m, const PASS: bool>(
         &'m self,
-        buf: &[u8],
-        len: usize,
+        (chunk, start, len): (&[u8], usize, usize),
         url: Option<(&[u8], MatchPath<'_>)>,
-        c: &mut ChunkOut,
-        cache: &mut HostCache<'m, 'a>,
-        each: &mut [Outcome],
+        (c, cache, each): (
+            &mut ChunkOut,
+            &mut HostCache<'m, 'a>,
+            &mut [Outcome],
+        ),
     ) -> Result<(), String> {
+        let buf = &chunk[start..];
         let index = c.counts.lines;
         c.counts.lines += 1;
         // A trailing `\r` is not part of the line's text (nor of its
@@ -637,6 +721,15 @@ impl<'r, 'a> Decider<'r, 'a> {
         } || self.emit == Emit::All;
         if !selected {
             return Ok(());
+        }
+        if PASS {
+            // Output as it is, `\n` included (not a last line without
+            // one): passed through.
+            if text_len == len && start + len < chunk.len() {
+                c.pass(chunk, start..start + len + 1);
+                return Ok(());
+            }
+            c.settle(chunk);
         }
         if self.json && text_len > self.max_url_len {
             self.write_too_long_json(&mut c.out);
@@ -908,46 +1001,100 @@ struct FileState<'n> {
     line_base: u64,
 }
 
-/// Where [`Sink`] puts its output buffers, in order.
+/// A chunk's output as the writer takes it: octets written for it, and
+/// between them runs of its lines passed through as they are in the
+/// input (a window of a memory-mapped file), so that these are written
+/// from the mapping without a copy in the process.
+struct Emitted {
+    /// The output, but for `runs`.
+    out: Vec<u8>,
+    /// `(at, lines)`: the chunk's octets `lines` go after `out[..at]`.
+    /// In order, `at` and `lines` both ascending.
+    runs: Vec<(usize, Range<usize>)>,
+    /// The window the runs are in and the chunk's offset in it.
+    input: Option<(Arc<files::Window>, usize)>,
+}
+
+impl Emitted {
+    /// Output that is all in `out`.
+    fn written(out: Vec<u8>) -> Emitted {
+        Emitted { out, runs: Vec::new(), input: None }
+    }
+
+    /// The output's parts, in order (none empty).
+    fn parts(&self) -> Vec<IoSlice<'_>> {
+        let chunk = match &self.input {
+            Some((window, base)) => &window.data()[*base..],
+            None => &[],
+        };
+        parts(&self.out, &self.runs, chunk)
+    }
+}
+
+/// The parts of a chunk's output (none empty), in order: `out`, with
+/// `chunk`'s runs of passed lines inserted (see [`Emitted`]).
+fn parts<'o>(
+    out: &'o [u8],
+    runs: &[(usize, Range<usize>)],
+    chunk: &'o [u8],
+) -> Vec<IoSlice<'o>> {
+    let mut parts = Vec::with_capacity(2 * runs.len() + 1);
+    let mut from = 0;
+    for (at, lines) in runs {
+        parts.push(IoSlice::new(&out[from..*at]));
+        parts.push(IoSlice::new(&chunk[lines.clone()]));
+        from = *at;
+    }
+    parts.push(IoSlice::new(&out[from..]));
+    parts.retain(|p| !p.is_empty());
+    parts
+}
+
+/// Where [`Sink`] puts its outputs, in order.
 trait Put: Send {
-    /// Takes `buf` to be written after every buffer put before it; gives
+    /// Takes `out` to be written after every output put before it; gives
     /// back an emptied buffer to reuse (one without capacity if none is
     /// free yet).
-    fn put(&mut self, buf: Vec<u8>) -> Result<Vec<u8>>;
+    fn put(&mut self, out: Emitted) -> Result<Vec<u8>>;
 }
 
 /// [`Sink`]'s end of the writer thread ([`write_queue`]): a bounded queue
 /// to it, and the buffers it has emptied.
 struct ToWriter {
-    queue: mpsc::SyncSender<Vec<u8>>,
+    queue: mpsc::SyncSender<Emitted>,
     emptied: mpsc::Receiver<Vec<u8>>,
 }
 
 impl Put for ToWriter {
-    fn put(&mut self, buf: Vec<u8>) -> Result<Vec<u8>> {
-        if buf.is_empty() {
-            return Ok(buf);
+    fn put(&mut self, out: Emitted) -> Result<Vec<u8>> {
+        if out.out.is_empty() && out.runs.is_empty() {
+            return Ok(out.out);
         }
         // Closed: the writer stopped at an error, which the run reports.
         self.queue
-            .send(buf)
+            .send(out)
             .map_err(|_| anyhow!("the output could not be written"))?;
         Ok(self.emptied.try_recv().unwrap_or_default())
     }
 }
 
-/// The writer thread: writes the buffers of `queue` to `out` (named
-/// `name`) in order, giving each back emptied; `out` once the queue is
-/// closed, or the first write error.
+/// The writer thread: writes the outputs of `queue` to `out` (named
+/// `name`) in order, giving each buffer back emptied (and dropping its
+/// hold on the input window); `out` once the queue is closed, or the
+/// first write error.
 fn write_queue(
     mut out: Output,
     name: &str,
-    queue: mpsc::Receiver<Vec<u8>>,
+    queue: mpsc::Receiver<Emitted>,
     give_back: mpsc::Sender<Vec<u8>>,
 ) -> Result<Output> {
-    for mut buf in queue {
-        out.write_all(&buf)
-            .with_context(|| format!("cannot write output to {name}"))?;
+    for emitted in queue {
+        let written = match emitted.runs.is_empty() {
+            true => out.write_all(&emitted.out),
+            false => out.write_parts(&mut emitted.parts()),
+        };
+        written.with_context(|| format!("cannot write output to {name}"))?;
+        let mut buf = emitted.out;
         buf.clear();
         // The sink may be gone already: the buffer is then dropped.
         let _ = give_back.send(buf);
@@ -989,7 +1136,12 @@ impl<P: Put> Sink<P> {
             if let Some(e) = c.error {
                 return Err(anyhow!(e));
             }
-            let emptied = self.out.put(core::mem::take(&mut c.out))?;
+            let emitted = Emitted {
+                out: core::mem::take(&mut c.out),
+                runs: core::mem::take(&mut c.runs),
+                input: c.input.take(),
+            };
+            let emptied = self.out.put(emitted)?;
             if emptied.capacity() > 0 {
                 self.spare.push(emptied);
             }
@@ -1026,7 +1178,7 @@ impl<P: Put> Sink<P> {
         loop {
             if buf.len() < want {
                 // End of input: the rest, with a last line lacking `\n`.
-                let outs = decide_block(decider, &buf, &mut self.spare);
+                let outs = decide_block(decider, &buf, None, &mut self.spare);
                 return self.write(outs, file);
             }
             match memchr::memrchr(b'\n', &buf) {
@@ -1039,8 +1191,9 @@ impl<P: Put> Sink<P> {
                     let (written, read) = rayon::join(
                         || {
                             let data = &buf[..=i];
+                            let spare = &mut self.spare;
                             let outs =
-                                decide_block(decider, data, &mut self.spare);
+                                decide_block(decider, data, None, spare);
                             self.write(outs, file)
                         },
                         || read_up_to(&mut r, &mut next, want),
@@ -1091,6 +1244,7 @@ impl<P: Put> Sink<P> {
         // milliseconds in which no line would be decided.
         std::thread::scope(|unmapper| {
             self.windows(decider, input, len, file, |window| {
+                // The writer may hold it still, and unmaps it then.
                 unmapper.spawn(move || drop(window));
             })
         })
@@ -1104,7 +1258,7 @@ impl<P: Put> Sink<P> {
         mut input: &File,
         len: u64,
         file: &mut FileState<'_>,
-        mut unmap: impl FnMut(files::Window),
+        mut unmap: impl FnMut(Arc<files::Window>),
     ) -> Result<()> {
         // A line that does not end within a window is over-long, as
         // `stream` would find it.
@@ -1132,7 +1286,8 @@ impl<P: Put> Sink<P> {
                 return self.stream(decider, io::BufReader::new(input), file);
             };
             let last = map.end() == len;
-            let done = self.mapped_window(decider, map.data(), last, file)?;
+            let map = Arc::new(map);
+            let done = self.mapped_window(decider, &map, last, file)?;
             unmap(map);
             offset += done as u64;
             if done == 0 && !last {
@@ -1150,16 +1305,17 @@ impl<P: Put> Sink<P> {
         Ok(())
     }
 
-    /// Decides the complete lines of `data` (and its last line even
+    /// Decides the complete lines of `window` (and its last line even
     /// without its `\n` if `last`) in blocks; returns how many octets
     /// were decided.
     fn mapped_window(
         &mut self,
         decider: &Decider<'_, '_>,
-        data: &[u8],
+        window: &Arc<files::Window>,
         last: bool,
         file: &mut FileState<'_>,
     ) -> Result<usize> {
+        let data = window.data();
         let mut done = 0;
         while done < data.len() {
             let rest = &data[done..];
@@ -1177,7 +1333,9 @@ impl<P: Put> Sink<P> {
                 // A partial line: the next window starts with it.
                 break;
             };
-            let outs = decide_block(decider, &rest[..end], &mut self.spare);
+            let block = &rest[..end];
+            let shared = Some((window, done));
+            let outs = decide_block(decider, block, shared, &mut self.spare);
             self.write(outs, file)?;
             done += end;
         }
@@ -1196,7 +1354,7 @@ impl<P: Put> Sink<P> {
     ) -> Result<()> {
         let all = decider.emit == Emit::All;
         let write = |sink: &mut Self, bytes: &[u8]| -> Result<()> {
-            sink.out.put(bytes.to_vec()).map(drop)
+            sink.out.put(Emitted::written(bytes.to_vec())).map(drop)
         };
         // The line's end as [`Decider::line`] writes it for a line held
         // whole.
@@ -1270,16 +1428,31 @@ impl<P: Put> Sink<P> {
 
 /// Decides all lines of `data` (newline-separated; the last line may lack
 /// its `\n`) in chunks on the worker threads, into output buffers from
-/// `spare`: the chunks' outputs, in order.
+/// `spare`: the chunks' outputs, in order. When `data` is
+/// `window.data()[at..]` (`shared` is `(window, at)`), selected lines
+/// output as they are may be passed through from the window.
 fn decide_block(
     decider: &Decider<'_, '_>,
     data: &[u8],
+    shared: Option<(&Arc<files::Window>, usize)>,
     spare: &mut Vec<Vec<u8>>,
 ) -> Vec<ChunkOut> {
     let chunks = split(data);
     let bufs: Vec<Vec<u8>> =
         chunks.iter().map(|_| spare.pop().unwrap_or_default()).collect();
-    chunks.par_iter().zip(bufs).map(|(c, buf)| decider.chunk(c, buf)).collect()
+    let pass = shared.is_some() && decider.verbatim();
+    let decide = |(c, buf): (&&[u8], _)| decider.chunk(c, buf, pass);
+    let mut outs: Vec<ChunkOut> =
+        chunks.par_iter().zip(bufs).map(decide).collect();
+    if let Some((window, mut at)) = shared {
+        for (out, chunk) in outs.iter_mut().zip(&chunks) {
+            if !out.runs.is_empty() {
+                out.input = Some((Arc::clone(window), at));
+            }
+            at += chunk.len();
+        }
+    }
+    outs
 }
 
 /// Reads from `r` into `buf` until it holds `want` octets or the input
@@ -1411,8 +1584,11 @@ mod tests {
 
     /// Output gathered in memory, in order.
     impl Put for Vec<u8> {
-        fn put(&mut self, mut buf: Vec<u8>) -> Result<Vec<u8>> {
-            self.extend_from_slice(&buf);
+        fn put(&mut self, out: Emitted) -> Result<Vec<u8>> {
+            for part in out.parts() {
+                self.extend_from_slice(&part);
+            }
+            let mut buf = out.out;
             buf.clear();
             Ok(buf)
         }
@@ -1427,18 +1603,30 @@ mod tests {
         stream_for(&["bot"], input, block_len)
     }
 
-    /// [`stream`] for `agents`; checks that a memory-mapped file of the
-    /// same octets gives the same, for one worker and for two (windows
-    /// read in when mapped, or faulted in and unmapped on another
-    /// thread).
+    /// [`stream_for`] with `--emit all`.
     fn stream_for(
         agents: &[&str],
         input: &[u8],
         block_len: usize,
     ) -> (String, Counts, Vec<(String, u64, BadKind)>) {
-        let streamed = decide_for(agents, input, block_len, None);
+        stream_emit(agents, input, block_len, Emit::All)
+    }
+
+    /// [`stream`] for `agents` and `emit`; checks that a memory-mapped
+    /// file of the same octets gives the same, for one worker and for two
+    /// (windows read in when mapped, or faulted in and unmapped on another
+    /// thread; lines output as they are passed through from the window).
+    fn stream_emit(
+        agents: &[&str],
+        input: &[u8],
+        block_len: usize,
+        emit: Emit,
+    ) -> (String, Counts, Vec<(String, u64, BadKind)>) {
+        let decide =
+            |mapped| decide_for(agents, input, block_len, emit, mapped);
+        let streamed = decide(None);
         for workers in [1, 2] {
-            let mapped = decide_for(agents, input, block_len, Some(workers));
+            let mapped = decide(Some(workers));
             let what = format!("mapped, {workers} workers, block {block_len}");
             assert_eq!(mapped.0, streamed.0, "{what}");
             assert_eq!(
@@ -1457,6 +1645,7 @@ mod tests {
         agents: &[&str],
         input: &[u8],
         block_len: usize,
+        emit: Emit,
         mapped: Option<usize>,
     ) -> (String, Counts, Vec<(String, u64, BadKind)>) {
         let robots = b"User-agent: *\nDisallow: /d\n";
@@ -1467,7 +1656,7 @@ mod tests {
         let decider = Decider {
             checker: &checker,
             name: "rules",
-            emit: Emit::All,
+            emit,
             json: false,
             explain: false,
             max_url_len: 20,
@@ -1587,6 +1776,100 @@ mod tests {
                 "block {block_len}"
             );
             assert_eq!((counts.lines, counts.too_long), (3, 1));
+        }
+    }
+
+    /// The lengths of the runs of [`runs_frontier`].
+    fn run_lens() -> impl Iterator<Item = usize> {
+        (1..500).step_by(3).chain((1..500).step_by(5).rev())
+    }
+
+    /// A frontier of allowed (`/a`) and disallowed (`/d`) lines in runs
+    /// of 1 to 500 lines, the sixth line of every seventh run ending in
+    /// `\r\n`, and a last line without `\n`.
+    fn runs_frontier() -> Vec<u8> {
+        let mut input = Vec::new();
+        for (k, run) in run_lens().enumerate() {
+            let path = if k % 2 == 0 { "a" } else { "d" };
+            for i in 0..run {
+                let cr = k % 7 == 3 && i == 5;
+                let end = if cr { "\r\n" } else { "\n" };
+                write!(input, "http://x/{path}{i}{end}").unwrap();
+            }
+        }
+        input.extend_from_slice(b"http://x/last");
+        input
+    }
+
+    /// The lines of `input` whose path starts with `/a` (`allowed`) or
+    /// `/d`, without their `\r`, each ending in `\n`.
+    fn selected(input: &[u8], allowed: bool) -> String {
+        let want = if allowed { "http://x/a" } else { "http://x/d" };
+        let mut out = String::new();
+        for line in std::str::from_utf8(input).unwrap().split('\n') {
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            if line.starts_with(want) || allowed && line == "http://x/last" {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn lines_passed_through_are_the_lines_copied() {
+        let input = runs_frontier();
+        assert!(input.len() > 16 * MIN_PASSED_RUN);
+        for (emit, allowed) in
+            [(Emit::Allowed, true), (Emit::Disallowed, false)]
+        {
+            let want = selected(&input, allowed);
+            // Blocks of several chunks and of many; the mapped runs are
+            // checked against the streamed ones.
+            for block_len in [CHUNK_LEN, 3 * CHUNK_LEN + 17, 1 << 12] {
+                let (out, counts, _) =
+                    stream_emit(&["bot"], &input, block_len, emit);
+                assert_eq!(out, want, "{emit:?}, block {block_len}");
+                let lines = run_lens().sum::<usize>() as u64 + 1;
+                assert_eq!(counts.lines, lines);
+            }
+        }
+    }
+
+    /// A chunk decided with `pass` holds runs of at least
+    /// [`MIN_PASSED_RUN`] octets that rebuild what it outputs without.
+    #[test]
+    fn passed_runs_rebuild_the_output() {
+        let input = runs_frontier();
+        let robots = b"User-agent: *\nDisallow: /d\n";
+        let bytes = robofilter::Compiler::new().compile(robots).unwrap();
+        let bytes = robofilter::AlignedBytes::from(&bytes[..]);
+        let rules = robofilter::Rules::from_bytes(bytes.as_bytes()).unwrap();
+        let checker = UrlChecker::rules(&rules, &["bot"]).unwrap();
+        for emit in [Emit::Allowed, Emit::Disallowed] {
+            let decider = Decider {
+                checker: &checker,
+                name: "rules",
+                emit,
+                json: false,
+                explain: false,
+                max_url_len: 100,
+            };
+            let copied = decider.chunk(&input, Vec::new(), false);
+            assert!(copied.runs.is_empty());
+            let passed = decider.chunk(&input, Vec::new(), true);
+            assert!(passed.runs.len() > 10, "{emit:?}");
+            assert!(
+                !passed.out.is_empty() && passed.out.len() < input.len() / 4
+            );
+            for (_, run) in &passed.runs {
+                assert!(run.len() >= MIN_PASSED_RUN);
+                assert_eq!(input[run.end - 1], b'\n');
+            }
+            let parts = parts(&passed.out, &passed.runs, &input);
+            let rebuilt: Vec<u8> =
+                parts.iter().flat_map(|p| p.iter().copied()).collect();
+            assert_eq!(rebuilt, copied.out, "{emit:?}");
         }
     }
 
