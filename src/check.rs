@@ -12,6 +12,7 @@
 //! bundle has no entry for it. The host lookup and the path are shared by
 //! the agents: N agents cost one lookup and N walks.
 
+use std::ops::ControlFlow;
 use std::sync::{Arc, OnceLock};
 
 use crate::bundle::{Bundle, HostRules, MemberSpan};
@@ -135,6 +136,43 @@ pub fn url_line(buf: &[u8], len: usize) -> Option<(&[u8], MatchPath<'_>)> {
 pub fn next_url_line(buf: &[u8]) -> (usize, Option<(&[u8], MatchPath<'_>)>) {
     let (end, line) = robofilter_scan::scan_next(buf);
     (end, line.map(|line| url_and_path(buf, line)))
+}
+
+/// Calls `f(start, len, url)` for each line of `chunk` in order, where
+/// `(len, url)` is [`next_url_line`]`(&chunk[start..])`, until `f` breaks
+/// or the chunk ends: how a frontier chunk is read, with the loop inside
+/// the line classifier's vector pass ([`robofilter_scan::scan_lines`]),
+/// so that a line costs no call into it.
+///
+/// ```
+/// use std::ops::ControlFlow;
+/// let chunk = b"http://x/a\r\nnot a url\nhttp://y/";
+/// let mut lines = Vec::new();
+/// let _ = robofilter::for_each_url_line(chunk, |start, len, url| {
+///     lines.push((start, len, url.map(|(url, _)| url)));
+///     ControlFlow::<()>::Continue(())
+/// });
+/// assert_eq!(lines[0], (0, 11, Some(&b"http://x/a"[..])));
+/// assert_eq!(lines[1], (12, 9, None));
+/// assert_eq!(lines[2], (22, 9, Some(&b"http://y/"[..])));
+/// ```
+#[inline]
+pub fn for_each_url_line<'c, B>(
+    chunk: &'c [u8],
+    mut f: impl FnMut(
+        usize,
+        usize,
+        Option<(&'c [u8], MatchPath<'c>)>,
+    ) -> ControlFlow<B>,
+) -> ControlFlow<B> {
+    robofilter_scan::scan_lines(
+        chunk,
+        #[inline(always)]
+        |start, len, line| {
+            let url = line.map(|line| url_and_path(&chunk[start..], line));
+            f(start, len, url)
+        },
+    )
 }
 
 /// The URL and its google/robotstxt path, from the scan's facts.
@@ -1049,6 +1087,8 @@ fn write_rule(out: &mut Vec<u8>, rule: RuleInfo<'_>) {
 
 #[cfg(all(test, feature = "compile"))]
 mod tests {
+    use std::ops::ControlFlow;
+
     use super::{HostCache, Outcome, Target, UrlChecker, same_octets};
     use crate::aligned::AlignedBytes;
     use crate::compile::tests::{WILDCARD_GROUP, wildcard_paths};
@@ -1061,6 +1101,35 @@ mod tests {
         AlignedBytes::from(
             &Compiler::with_config(config).compile(robots).unwrap()[..],
         )
+    }
+
+    /// The chunk loop gives every line of the sample frontiers (URLs, and
+    /// lines with fields) and of a chunk of odd lines as
+    /// [`next_url_line`](super::next_url_line) does from each line's start.
+    #[test]
+    fn for_each_url_line_is_next_url_line_in_a_loop() {
+        let odd = b"http://a/b#c\r\n\nx\r\nhttps://h/p?q\tf=1\nftp://u@h:21/\n \nhttp://a/ ";
+        let chunks: [&[u8]; 3] = [
+            include_bytes!("../data/sample/urls.txt"),
+            include_bytes!("../data/sample/frontier.tsv"),
+            odd,
+        ];
+        for chunk in chunks {
+            let mut want = Vec::new();
+            let mut start = 0;
+            while start < chunk.len() {
+                let (len, url) = super::next_url_line(&chunk[start..]);
+                want.push((start, len, url));
+                start += len + 1;
+            }
+            let mut got = Vec::new();
+            let _ = super::for_each_url_line(chunk, |start, len, url| {
+                got.push((start, len, url));
+                ControlFlow::<()>::Continue(())
+            });
+            assert!(want.len() >= 3);
+            assert_eq!(got, want);
+        }
     }
 
     /// Equal slices of every length up to 40 compare equal; one octet

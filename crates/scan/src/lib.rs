@@ -53,6 +53,8 @@ extern crate std;
 #[cfg(test)]
 mod tests;
 
+use core::ops::ControlFlow;
+
 /// Facts about one URL line, all offsets into the line (see [`scan`]).
 ///
 /// Every offset after the scheme is at least
@@ -244,6 +246,59 @@ unsafe fn scan_next_with<F: Finder>(buf: &[u8]) -> (usize, Option<Line>) {
     (end, found.line(buf, line_len, scheme_len))
 }
 
+/// Calls `f(start, len, line)` for each line of `chunk` in order, where
+/// `(len, line)` is [`scan_next`]`(&chunk[start..])` (the line is
+/// `chunk[start..start + len]`), until `f` breaks or the chunk ends.
+///
+/// This is [`scan_next`] in a loop, with the loop inside the vector
+/// pass's target feature: `f` is inlined into it, so a line costs no call
+/// into the pass, and the pass's constants are set up once per chunk
+/// rather than per line.
+///
+/// ```
+/// use core::ops::ControlFlow;
+/// let chunk = b"http://a.example/x\nnot a url\r\nhttps://b/";
+/// let mut lines = Vec::new();
+/// let _ = robofilter_scan::scan_lines(chunk, |start, len, line| {
+///     lines.push((start, len, line.map(|l| l.url_len())));
+///     ControlFlow::<()>::Continue(())
+/// });
+/// assert_eq!(lines, [(0, 18, Some(18)), (19, 10, None), (30, 10, Some(10))]);
+/// ```
+#[inline]
+pub fn scan_lines<B>(
+    chunk: &[u8],
+    f: impl FnMut(usize, usize, Option<Line>) -> ControlFlow<B>,
+) -> ControlFlow<B> {
+    #[cfg(target_arch = "x86_64")]
+    if avx2::available() {
+        // SAFETY: the CPU has AVX2.
+        return unsafe { avx2::scan_lines(chunk, f) };
+    }
+    // SAFETY: the baseline pass needs nothing of the CPU.
+    unsafe { scan_lines_with::<Baseline, B>(chunk, f) }
+}
+
+/// [`scan_lines`] with the pass `F`.
+///
+/// # Safety
+///
+/// The CPU must have what `F` needs.
+#[inline(always)]
+unsafe fn scan_lines_with<F: Finder, B>(
+    chunk: &[u8],
+    mut f: impl FnMut(usize, usize, Option<Line>) -> ControlFlow<B>,
+) -> ControlFlow<B> {
+    let mut start = 0;
+    while start < chunk.len() {
+        // SAFETY: this function's contract.
+        let (len, line) = unsafe { scan_next_with::<F>(&chunk[start..]) };
+        f(start, len, line)?;
+        start += len + 1;
+    }
+    ControlFlow::Continue(())
+}
+
 /// The length of the scheme if `line` starts with
 /// `[A-Za-z][A-Za-z0-9+.-]*://` (whatever follows).
 ///
@@ -252,14 +307,22 @@ unsafe fn scan_next_with<F: Finder>(buf: &[u8]) -> (usize, Option<Line>) {
 /// assert_eq!(robofilter_scan::scheme_len(b"1http://x/"), None);
 /// assert_eq!(robofilter_scan::scheme_len(b"http:/x"), None);
 /// ```
-#[inline]
+#[inline(always)]
 pub fn scheme_len(line: &[u8]) -> Option<usize> {
-    // Nearly every frontier URL is http or https.
+    // Nearly every frontier URL is http or https: tested where the line
+    // is scanned, any other scheme out of line.
     if line.starts_with(b"https://") {
         return Some(5);
     } else if line.starts_with(b"http://") {
         return Some(4);
     }
+    other_scheme_len(line)
+}
+
+/// [`scheme_len`] of a line that starts with neither `http://` nor
+/// `https://`.
+#[inline(never)]
+fn other_scheme_len(line: &[u8]) -> Option<usize> {
     let (first, rest) = line.split_first()?;
     let scheme =
         |b: &&u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-');
@@ -506,6 +569,8 @@ mod avx2 {
     };
     use core::sync::atomic::{AtomicU8, Ordering};
 
+    use core::ops::ControlFlow;
+
     use super::{Finder, Found, Line, Vector};
 
     super::vector!(
@@ -578,6 +643,20 @@ mod avx2 {
     pub(crate) unsafe fn scan_next(buf: &[u8]) -> (usize, Option<Line>) {
         // SAFETY: the CPU has AVX2 (this function's contract).
         unsafe { super::scan_next_with::<Avx2>(buf) }
+    }
+
+    /// [`super::scan_lines`] with the AVX2 pass.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have AVX2 ([`available`]).
+    #[target_feature(enable = "avx2")]
+    pub(crate) unsafe fn scan_lines<B>(
+        chunk: &[u8],
+        f: impl FnMut(usize, usize, Option<Line>) -> ControlFlow<B>,
+    ) -> ControlFlow<B> {
+        // SAFETY: the CPU has AVX2 (this function's contract).
+        unsafe { super::scan_lines_with::<Avx2, B>(chunk, f) }
     }
 
     /// [`super::scan`] with the AVX2 pass.

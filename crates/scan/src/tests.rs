@@ -1,10 +1,12 @@
-//! Tests: the SSE2 and portable passes against a naive byte-by-byte oracle.
+//! Tests: the SSE2, AVX2 and portable passes, alone and in the chunk loop, against a naive byte-by-byte oracle.
 
+use core::ops::ControlFlow;
 use std::string::ToString;
 use std::vec::Vec;
 
 use super::{
-    Baseline, Line, find, portable, scan, scan_next, scan_next_with, scan_with,
+    Baseline, Line, find, portable, scan, scan_lines, scan_lines_with,
+    scan_next, scan_next_with, scan_with,
 };
 
 /// The definition, one octet at a time (the oracle).
@@ -317,4 +319,91 @@ fn avx2_is_checked_where_the_cpu_has_it() {
     std::println!(
         "skipping: no AVX2 here; only the SSE2 or portable pass was checked"
     );
+}
+
+/// The lines of `chunk` as `scan_lines` must give them: the oracle's
+/// [`next_by_memchr`] from each line's start.
+fn lines_by_memchr(chunk: &[u8]) -> Vec<(usize, usize, Option<Line>)> {
+    let mut lines = Vec::new();
+    let mut start = 0;
+    while start < chunk.len() {
+        let (len, line) = next_by_memchr(&chunk[start..]);
+        lines.push((start, len, line));
+        start += len + 1;
+    }
+    lines
+}
+
+/// The lines `scan_lines` gives for `chunk`, with the public pass and
+/// with the baseline one.
+fn scanned_lines(chunk: &[u8]) -> [Vec<(usize, usize, Option<Line>)>; 2] {
+    let mut public = Vec::new();
+    let _ = scan_lines(chunk, |start, len, line| {
+        public.push((start, len, line));
+        ControlFlow::<()>::Continue(())
+    });
+    let mut baseline = Vec::new();
+    // SAFETY: the baseline pass needs nothing of the CPU.
+    let _ = unsafe {
+        scan_lines_with::<Baseline, ()>(chunk, |start, len, line| {
+            baseline.push((start, len, line));
+            ControlFlow::Continue(())
+        })
+    };
+    [public, baseline]
+}
+
+#[test]
+fn scan_lines_is_scan_next_line_by_line() {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    let starts: &[&[u8]] =
+        &[b"https://", b"http://", b"s3+x://", b"h", b"", b"\r", b"\t"];
+    let mut total = 0;
+    for _ in 0..20_000 {
+        // A chunk of up to 12 lines, the last one with or without `\n`.
+        let mut chunk = Vec::new();
+        for _ in 0..next(12) {
+            chunk.extend_from_slice(starts[next(starts.len())]);
+            for _ in 0..next(20) {
+                chunk.extend_from_slice(PIECES[next(PIECES.len())]);
+            }
+            if next(4) == 0 {
+                chunk.push(b'\r');
+            }
+            chunk.push(b'\n');
+        }
+        if next(2) == 0 {
+            chunk.pop();
+        }
+        let want = lines_by_memchr(&chunk);
+        let show = chunk.escape_ascii().to_string();
+        for got in scanned_lines(&chunk) {
+            assert_eq!(got, want, "{show:?}");
+        }
+        total += want.len();
+    }
+    assert!(total > 50_000, "{total} lines");
+}
+
+#[test]
+fn scan_lines_stops_where_told() {
+    let chunk = b"http://a/\nnot\nhttp://b/\nhttp://c/";
+    let mut seen = Vec::new();
+    let stop = scan_lines(chunk, |start, _, line| {
+        seen.push(start);
+        match line {
+            Some(l) if chunk[start..].starts_with(b"http://b") => {
+                ControlFlow::Break(l.url_len())
+            }
+            _ => ControlFlow::Continue(()),
+        }
+    });
+    assert_eq!(stop, ControlFlow::Break(9));
+    assert_eq!(seen, [0, 10, 14]);
 }

@@ -33,7 +33,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, BufRead, IoSlice, IsTerminal, Read, Seek, Write};
-use std::ops::{AddAssign, Range};
+use std::ops::{AddAssign, ControlFlow, Range};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, mpsc};
 use std::time::Instant;
@@ -541,7 +541,7 @@ impl ChunkOut {
     /// after the output so far: the last run grows if they follow it in
     /// the chunk (nothing was output between them, as only a line between
     /// them could be), else they start a run.
-    #[inline]
+    #[inline(always)]
     fn pass(&mut self, chunk: &[u8], lines: Range<usize>) {
         match self.runs.last_mut() {
             Some((_, run)) if run.end == lines.start => run.end = lines.end,
@@ -555,6 +555,7 @@ impl ChunkOut {
     /// Copies the last run of passed lines into `out` if it is shorter
     /// than [`MIN_PASSED_RUN`]: called before anything else is output
     /// (so that nothing follows a short run yet), and at the chunk's end.
+    #[inline(never)]
     fn settle(&mut self, chunk: &[u8]) {
         if let Some((at, run)) = self.runs.last() {
             if run.len() < MIN_PASSED_RUN {
@@ -615,16 +616,21 @@ impl<'r, 'a> Decider<'r, 'a> {
         let mut each = self.checker.unshared_outcomes();
         // One pass per line finds its end and classifies it; the last
         // line may lack its `\n`.
-        let mut start = 0;
-        while start < chunk.len() {
-            let (len, url) = robofilter::next_url_line(&chunk[start..]);
-            let line = (chunk, start, len);
-            let what = (&mut c, &mut cache, &mut each[..]);
-            if let Err(e) = self.line::<PASS>(line, url, what) {
-                c.error = Some(e);
-                return c;
-            }
-            start += len + 1;
+        let lines = robofilter::for_each_url_line(
+            chunk,
+            #[inline(always)]
+            |start, len, url| {
+                let line = (chunk, start, len);
+                let what = (&mut c, &mut cache, &mut each[..]);
+                match self.line::<PASS>(line, url, what) {
+                    Ok(()) => ControlFlow::Continue(()),
+                    Err(e) => ControlFlow::Break(e),
+                }
+            },
+        );
+        if let ControlFlow::Break(e) = lines {
+            c.error = Some(e);
+            return c;
         }
         if PASS {
             c.settle(chunk);
@@ -641,7 +647,7 @@ impl<'r, 'a> Decider<'r, 'a> {
     /// are `url` ([`robofilter::next_url_line`]), for every agent, into
     /// `each`, and outputs it into `c` (passed through with `PASS` where
     /// it is output as it is).
-    #[inline]
+    #[inline(always)]
     fn line<'m, const PASS: bool>(
         &'m self,
         (chunk, start, len): (&[u8], usize, usize),
