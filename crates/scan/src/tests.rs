@@ -235,15 +235,20 @@ const PIECES: &[&[u8]] = &[
     b"yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy",
 ];
 
-#[test]
-fn random_lines_against_the_oracle() {
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut next = |n: usize| {
+/// A xorshift generator from `seed`: `next(n)` is below `n`.
+fn xorshift(seed: u64) -> impl FnMut(usize) -> usize {
+    let mut state = seed;
+    move |n| {
         state ^= state << 13;
         state ^= state >> 7;
         state ^= state << 17;
         (state % n as u64) as usize
-    };
+    }
+}
+
+#[test]
+fn random_lines_against_the_oracle() {
+    let mut next = xorshift(0x2545_f491_4f6c_dd1d);
     let mut buf = Vec::new();
     let (mut urls, mut lines) = (0, 0);
     for _ in 0..250_000 {
@@ -355,13 +360,7 @@ fn scanned_lines(chunk: &[u8]) -> [Vec<(usize, usize, Option<Line>)>; 2] {
 
 #[test]
 fn scan_lines_is_scan_next_line_by_line() {
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = |n: usize| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % n as u64) as usize
-    };
+    let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
     let starts: &[&[u8]] =
         &[b"https://", b"http://", b"s3+x://", b"h", b"", b"\r", b"\t"];
     let mut total = 0;

@@ -1644,6 +1644,30 @@ mod tests {
         streamed
     }
 
+    /// A rules file whose one group disallows `/d` for every agent.
+    fn slash_d_rules() -> robofilter::AlignedBytes {
+        let robots = b"User-agent: *\nDisallow: /d\n";
+        let bytes = robofilter::Compiler::new().compile(robots).unwrap();
+        robofilter::AlignedBytes::from(&bytes[..])
+    }
+
+    /// A decider printing `emit` lines (no JSON, no reasons) with
+    /// `checker`, lines longer than `max_url_len` being invalid.
+    fn decider<'r, 'a>(
+        checker: &'r UrlChecker<'a>,
+        emit: Emit,
+        max_url_len: usize,
+    ) -> Decider<'r, 'a> {
+        Decider {
+            checker,
+            name: "rules",
+            emit,
+            json: false,
+            explain: false,
+            max_url_len,
+        }
+    }
+
     /// Decides `input` for `agents` with blocks of `block_len` octets,
     /// streamed, or from a file (memory-mapped in windows of at least 22
     /// octets, most of them not starting on a page) for `mapped` workers.
@@ -1654,19 +1678,10 @@ mod tests {
         emit: Emit,
         mapped: Option<usize>,
     ) -> (String, Counts, Vec<(String, u64, BadKind)>) {
-        let robots = b"User-agent: *\nDisallow: /d\n";
-        let bytes = robofilter::Compiler::new().compile(robots).unwrap();
-        let bytes = robofilter::AlignedBytes::from(&bytes[..]);
+        let bytes = slash_d_rules();
         let rules = robofilter::Rules::from_bytes(bytes.as_bytes()).unwrap();
         let checker = UrlChecker::rules(&rules, agents).unwrap();
-        let decider = Decider {
-            checker: &checker,
-            name: "rules",
-            emit,
-            json: false,
-            explain: false,
-            max_url_len: 20,
-        };
+        let decider = decider(&checker, emit, 20);
         let mut sink = Sink {
             out: Vec::new(),
             block_len,
@@ -1847,20 +1862,11 @@ mod tests {
     #[test]
     fn passed_runs_rebuild_the_output() {
         let input = runs_frontier();
-        let robots = b"User-agent: *\nDisallow: /d\n";
-        let bytes = robofilter::Compiler::new().compile(robots).unwrap();
-        let bytes = robofilter::AlignedBytes::from(&bytes[..]);
+        let bytes = slash_d_rules();
         let rules = robofilter::Rules::from_bytes(bytes.as_bytes()).unwrap();
         let checker = UrlChecker::rules(&rules, &["bot"]).unwrap();
         for emit in [Emit::Allowed, Emit::Disallowed] {
-            let decider = Decider {
-                checker: &checker,
-                name: "rules",
-                emit,
-                json: false,
-                explain: false,
-                max_url_len: 100,
-            };
+            let decider = decider(&checker, emit, 100);
             let copied = decider.chunk(&input, Vec::new(), false);
             assert!(copied.runs.is_empty());
             let passed = decider.chunk(&input, Vec::new(), true);
