@@ -899,6 +899,14 @@ impl AtomicFile {
         }
     }
 
+    /// See [`Output::write_parts`].
+    pub fn write_parts(
+        &mut self,
+        parts: &mut [IoSlice<'_>],
+    ) -> io::Result<()> {
+        self.writer().write_parts(parts)
+    }
+
     fn writer(&mut self) -> &mut dyn WriteThrough {
         match self.file.as_mut().expect("not committed") {
             Dest::Temp { file, .. } => file,
@@ -920,16 +928,6 @@ impl<W: Write> WriteThrough for io::BufWriter<W> {
 
     fn write_parts(&mut self, parts: &mut [IoSlice<'_>]) -> io::Result<()> {
         write_parts(self, parts)
-    }
-}
-
-impl AtomicFile {
-    /// See [`Output::write_parts`].
-    pub fn write_parts(
-        &mut self,
-        parts: &mut [IoSlice<'_>],
-    ) -> io::Result<()> {
-        self.writer().write_parts(parts)
     }
 }
 

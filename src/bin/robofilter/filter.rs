@@ -69,8 +69,8 @@ const WINDOW_BLOCKS: usize = 16;
 /// Selected lines passed through as they are in a memory-mapped input
 /// are written from the mapping, not copied into an output buffer, when
 /// at least this many octets of them follow one another: shorter runs
-/// are copied, so that a chunk's output is at most a few dozen parts for
-/// one `writev`.
+/// are copied, so that a chunk of 256 KiB has at most 64 runs, and its
+/// output fits one `writev`.
 const MIN_PASSED_RUN: usize = 4 << 10;
 
 /// How many line numbers of empty or invalid lines are reported.
@@ -644,7 +644,7 @@ impl<'r, 'a> Decider<'r, 'a> {
     }
 
     /// Decides the line `chunk[start..start + len]`, whose URL and path
-    /// are `url` ([`robofilter::next_url_line`]), for every agent, into
+    /// are `url` ([`robofilter::for_each_url_line`]), for every agent, into
     /// `each`, and outputs it into `c` (passed through with `PASS` where
     /// it is output as it is).
     #[inline(always)]
