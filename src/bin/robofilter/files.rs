@@ -1546,7 +1546,6 @@ fn write_parts<W: Write>(
     }
     w.flush()?;
     let inner = w.get_mut();
-    IoSlice::advance_slices(&mut parts, 0);
     while !parts.is_empty() {
         match inner.write_vectored(parts) {
             Ok(0) => return Err(io::ErrorKind::WriteZero.into()),

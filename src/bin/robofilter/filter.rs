@@ -32,7 +32,7 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::fs::File;
-use std::io::{self, BufRead, IoSlice, IsTerminal, Read, Seek, Write};
+use std::io::{self, BufRead, IoSlice, IsTerminal, Read, Seek};
 use std::ops::{AddAssign, ControlFlow, Range};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, mpsc};
@@ -521,22 +521,54 @@ enum BadKind {
 /// A not-a-URL line: its 0-based index in its chunk, and why.
 type BadLine = (u64, BadKind);
 
-/// What one chunk produced.
-struct ChunkOut {
-    /// Its output, but for `runs`.
+/// A chunk's output as the writer takes it: octets written for it, and
+/// between them runs of its lines passed through as they are in the
+/// input (a window of a memory-mapped file), so that these are written
+/// from the mapping without a copy in the process.
+struct Emitted {
+    /// The output, but for `runs`.
     out: Vec<u8>,
-    /// Lines passed through, as in [`Emitted`]: offsets into the chunk.
+    /// `(at, lines)`: the chunk's octets `lines` go after `out[..at]`.
+    /// In order, `at` and `lines` both ascending.
     runs: Vec<(usize, Range<usize>)>,
-    /// The window `runs` are in and the chunk's offset in it (set by
-    /// [`decide_block`]).
+    /// The window the runs are in and the chunk's offset in it.
     input: Option<(Arc<files::Window>, usize)>,
-    counts: Counts,
-    bad: Vec<BadLine>,
-    /// A member of the bundle that could not be loaded: ends the run.
-    error: Option<String>,
 }
 
-impl ChunkOut {
+/// The parts of a chunk's output (none empty), in order: `out`, with
+/// `chunk`'s runs of passed lines inserted (see [`Emitted`]).
+fn parts<'o>(
+    out: &'o [u8],
+    runs: &[(usize, Range<usize>)],
+    chunk: &'o [u8],
+) -> Vec<IoSlice<'o>> {
+    let mut parts = Vec::with_capacity(2 * runs.len() + 1);
+    let mut from = 0;
+    for (at, lines) in runs {
+        parts.push(IoSlice::new(&out[from..*at]));
+        parts.push(IoSlice::new(&chunk[lines.clone()]));
+        from = *at;
+    }
+    parts.push(IoSlice::new(&out[from..]));
+    parts.retain(|p| !p.is_empty());
+    parts
+}
+
+impl Emitted {
+    /// Output that is all in `out`.
+    fn written(out: Vec<u8>) -> Emitted {
+        Emitted { out, runs: Vec::new(), input: None }
+    }
+
+    /// The output's parts, in order (none empty).
+    fn parts(&self) -> Vec<IoSlice<'_>> {
+        let chunk = match &self.input {
+            Some((window, base)) => &window.data()[*base..],
+            None => &[],
+        };
+        parts(&self.out, &self.runs, chunk)
+    }
+
     /// Passes `chunk[lines]` (whole lines, each with its `\n`) through
     /// after the output so far: the last run grows if they follow it in
     /// the chunk (nothing was output between them, as only a line between
@@ -567,6 +599,16 @@ impl ChunkOut {
     }
 }
 
+/// What one chunk produced.
+struct ChunkOut {
+    /// Its output (the window of its runs set by [`decide_block`]).
+    emitted: Emitted,
+    counts: Counts,
+    bad: Vec<BadLine>,
+    /// A member of the bundle that could not be loaded: ends the run.
+    error: Option<String>,
+}
+
 impl<'r, 'a> Decider<'r, 'a> {
     /// Whether selected lines are output as they are (but for a `\r`
     /// before the `\n`, which is dropped, and a missing last `\n`, which
@@ -579,7 +621,7 @@ impl<'r, 'a> Decider<'r, 'a> {
     /// appending the output to `out` (an empty buffer, reused across
     /// batches so that its pages are not faulted in again for every chunk).
     /// With `pass`, selected lines that are output as they are in the
-    /// chunk are passed through ([`ChunkOut::pass`]) instead of copied.
+    /// chunk are passed through ([`Emitted::pass`]) instead of copied.
     fn chunk(&self, chunk: &[u8], out: Vec<u8>, pass: bool) -> ChunkOut {
         // An instance each: no test for `pass` per line where it is false.
         match pass {
@@ -601,9 +643,7 @@ impl<'r, 'a> Decider<'r, 'a> {
         };
         out.reserve(cap);
         let mut c = ChunkOut {
-            out,
-            runs: Vec::new(),
-            input: None,
+            emitted: Emitted::written(out),
             counts: Counts::default(),
             bad: Vec::new(),
             error: None,
@@ -633,7 +673,7 @@ impl<'r, 'a> Decider<'r, 'a> {
             return c;
         }
         if PASS {
-            c.settle(chunk);
+            c.emitted.settle(chunk);
         }
         c
     }
@@ -732,31 +772,32 @@ impl<'r, 'a> Decider<'r, 'a> {
             // Output as it is, `\n` included (not a last line without
             // one): passed through.
             if text_len == len && start + len < chunk.len() {
-                c.pass(chunk, start..start + len + 1);
+                c.emitted.pass(chunk, start..start + len + 1);
                 return Ok(());
             }
-            c.settle(chunk);
+            c.emitted.settle(chunk);
         }
+        let out = &mut c.emitted.out;
         if self.json && text_len > self.max_url_len {
-            self.write_too_long_json(&mut c.out);
+            self.write_too_long_json(out);
         } else if self.json {
-            self.write_json(&mut c.out, text, url, outcome, each, target);
+            self.write_json(out, text, url, outcome, each, target);
         } else {
             if self.emit == Emit::All {
                 for &o in &*each {
-                    write_column(&mut c.out, o);
+                    write_column(out, o);
                 }
             }
             if self.explain {
                 for agent in 0..each.len() {
-                    let from = c.out.len();
-                    write_why(&mut c.out, url, target, agent);
-                    escape_tail(&mut c.out, from);
-                    c.out.push(b'\t');
+                    let from = out.len();
+                    write_why(out, url, target, agent);
+                    escape_tail(out, from);
+                    out.push(b'\t');
                 }
             }
-            c.out.extend_from_slice(text);
-            c.out.push(b'\n');
+            out.extend_from_slice(text);
+            out.push(b'\n');
         }
         Ok(())
     }
@@ -1007,55 +1048,6 @@ struct FileState<'n> {
     line_base: u64,
 }
 
-/// A chunk's output as the writer takes it: octets written for it, and
-/// between them runs of its lines passed through as they are in the
-/// input (a window of a memory-mapped file), so that these are written
-/// from the mapping without a copy in the process.
-struct Emitted {
-    /// The output, but for `runs`.
-    out: Vec<u8>,
-    /// `(at, lines)`: the chunk's octets `lines` go after `out[..at]`.
-    /// In order, `at` and `lines` both ascending.
-    runs: Vec<(usize, Range<usize>)>,
-    /// The window the runs are in and the chunk's offset in it.
-    input: Option<(Arc<files::Window>, usize)>,
-}
-
-impl Emitted {
-    /// Output that is all in `out`.
-    fn written(out: Vec<u8>) -> Emitted {
-        Emitted { out, runs: Vec::new(), input: None }
-    }
-
-    /// The output's parts, in order (none empty).
-    fn parts(&self) -> Vec<IoSlice<'_>> {
-        let chunk = match &self.input {
-            Some((window, base)) => &window.data()[*base..],
-            None => &[],
-        };
-        parts(&self.out, &self.runs, chunk)
-    }
-}
-
-/// The parts of a chunk's output (none empty), in order: `out`, with
-/// `chunk`'s runs of passed lines inserted (see [`Emitted`]).
-fn parts<'o>(
-    out: &'o [u8],
-    runs: &[(usize, Range<usize>)],
-    chunk: &'o [u8],
-) -> Vec<IoSlice<'o>> {
-    let mut parts = Vec::with_capacity(2 * runs.len() + 1);
-    let mut from = 0;
-    for (at, lines) in runs {
-        parts.push(IoSlice::new(&out[from..*at]));
-        parts.push(IoSlice::new(&chunk[lines.clone()]));
-        from = *at;
-    }
-    parts.push(IoSlice::new(&out[from..]));
-    parts.retain(|p| !p.is_empty());
-    parts
-}
-
 /// Where [`Sink`] puts its outputs, in order.
 trait Put: Send {
     /// Takes `out` to be written after every output put before it; gives
@@ -1095,11 +1087,8 @@ fn write_queue(
     give_back: mpsc::Sender<Vec<u8>>,
 ) -> Result<Output> {
     for emitted in queue {
-        let written = match emitted.runs.is_empty() {
-            true => out.write_all(&emitted.out),
-            false => out.write_parts(&mut emitted.parts()),
-        };
-        written.with_context(|| format!("cannot write output to {name}"))?;
+        out.write_parts(&mut emitted.parts())
+            .with_context(|| format!("cannot write output to {name}"))?;
         let mut buf = emitted.out;
         buf.clear();
         // The sink may be gone already: the buffer is then dropped.
@@ -1138,16 +1127,11 @@ impl<P: Put> Sink<P> {
         outs: Vec<ChunkOut>,
         file: &mut FileState<'_>,
     ) -> Result<()> {
-        for mut c in outs {
+        for c in outs {
             if let Some(e) = c.error {
                 return Err(anyhow!(e));
             }
-            let emitted = Emitted {
-                out: core::mem::take(&mut c.out),
-                runs: core::mem::take(&mut c.runs),
-                input: c.input.take(),
-            };
-            let emptied = self.out.put(emitted)?;
+            let emptied = self.out.put(c.emitted)?;
             if emptied.capacity() > 0 {
                 self.spare.push(emptied);
             }
@@ -1452,8 +1436,8 @@ fn decide_block(
         chunks.par_iter().zip(bufs).map(decide).collect();
     if let Some((window, mut at)) = shared {
         for (out, chunk) in outs.iter_mut().zip(&chunks) {
-            if !out.runs.is_empty() {
-                out.input = Some((Arc::clone(window), at));
+            if !out.emitted.runs.is_empty() {
+                out.emitted.input = Some((Arc::clone(window), at));
             }
             at += chunk.len();
         }
@@ -1556,6 +1540,8 @@ fn report(
 
 #[cfg(test)]
 mod tests {
+    use std::io::Write;
+
     use super::*;
 
     #[test]
@@ -1867,9 +1853,9 @@ mod tests {
         let checker = UrlChecker::rules(&rules, &["bot"]).unwrap();
         for emit in [Emit::Allowed, Emit::Disallowed] {
             let decider = decider(&checker, emit, 100);
-            let copied = decider.chunk(&input, Vec::new(), false);
+            let copied = decider.chunk(&input, Vec::new(), false).emitted;
             assert!(copied.runs.is_empty());
-            let passed = decider.chunk(&input, Vec::new(), true);
+            let passed = decider.chunk(&input, Vec::new(), true).emitted;
             assert!(passed.runs.len() > 10, "{emit:?}");
             assert!(
                 !passed.out.is_empty() && passed.out.len() < input.len() / 4
