@@ -393,7 +393,7 @@ impl<'a> Dfa<'a> {
         path: MatchPath<'_>,
         dialect: Dialect,
     ) -> Verdict {
-        let s = self.run(path, dialect, 2 * self.stride);
+        let s = self.run_here(path, dialect, 2 * self.stride);
         if s == self.stride || s >= self.boundary {
             Verdict::Disallow
         } else {
@@ -456,6 +456,17 @@ impl<'a> Dfa<'a> {
     /// that can no longer change) or the end of the path.
     #[inline]
     fn run(
+        &self,
+        path: MatchPath<'_>,
+        dialect: Dialect,
+        stop_below: u32,
+    ) -> u32 {
+        self.run_here(path, dialect, stop_below)
+    }
+
+    /// [`Dfa::run`], inlined.
+    #[inline(always)]
+    fn run_here(
         &self,
         path: MatchPath<'_>,
         dialect: Dialect,
