@@ -464,7 +464,11 @@ impl<'a> Dfa<'a> {
         self.run_here(path, dialect, stop_below)
     }
 
-    /// [`Dfa::run`], inlined.
+    /// [`Dfa::run`], inlined where it is called: [`Dfa::decide`] walks
+    /// nearly every URL, and a call there cost its six register saves and
+    /// restores per URL (3 % of one host's instructions). The score walks
+    /// call [`Dfa::run`], out of line: inlined there too, the mixed-host
+    /// frontier took 0.9 % more instructions.
     #[inline(always)]
     fn run_here(
         &self,
