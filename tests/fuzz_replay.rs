@@ -9,6 +9,11 @@ use robofilter::{
 #[path = "../fuzz/fuzz_targets/path_checks.rs"]
 mod path_checks;
 
+/// The lines target's checks and its reference of frontier lines (which
+/// `url_line.rs` uses too): the fuzz target's own file.
+#[path = "../fuzz/fuzz_targets/lines_checks.rs"]
+pub(crate) mod lines_checks;
+
 /// The compile target: flags octet (bit 0: google; bits 1-3: budget), the
 /// robots.txt up to 0xFF, URLs separated by `\n`; `decide` must equal the
 /// direct matcher's verdict.
@@ -136,6 +141,50 @@ fn path_target_on_generated_urls() {
     );
 }
 
+/// The lines checks on generated chunks: URL-ish lines ended by `\n`,
+/// `\r\n` or nothing, some with fields, some with a stray `\r` or control
+/// octet, at every length around the vector passes' 16- and 32-octet
+/// blocks.
+#[test]
+fn lines_target_on_generated_chunks() {
+    const ENDS: &[&[u8]] = &[
+        b"\n",
+        b"\r\n",
+        b"\tfetched=1\n",
+        b"\t\r\n",
+        b" \n",
+        b"\r",
+        b"\x00",
+        b"\n\n",
+        b"",
+    ];
+    let urls = generated_urls(3000);
+    let mut rng = crate::differential::Rng::new(0x11e5);
+    let (mut url_lines, mut other_lines) = (0, 0);
+    let mut chunk = Vec::new();
+    for (i, url) in urls.iter().enumerate() {
+        chunk.extend_from_slice(url);
+        // Runs of 'x' move the next line's start across block boundaries.
+        chunk.resize(chunk.len() + rng.below(40), b'x');
+        chunk.extend_from_slice(ENDS[rng.below(ENDS.len())]);
+        if i % 8 == 7 {
+            // The first octet (which line to stop after) varies too.
+            for cut in [chunk.len(), chunk.len() / 2, chunk.len() / 3] {
+                lines_checks::check(&chunk[..cut]);
+            }
+            for (_, _, url) in lines_checks::reference_lines(&chunk) {
+                url_lines += usize::from(url.is_some());
+                other_lines += usize::from(url.is_none());
+            }
+            chunk.clear();
+        }
+    }
+    assert!(
+        url_lines > 500 && other_lines > 500,
+        "{url_lines} URL lines and {other_lines} others"
+    );
+}
+
 /// The references themselves, on the examples SEMANTICS.md and the module
 /// docs of src/url.rs give (a reference that agrees with a wrong library
 /// on random strings would still fail here).
@@ -194,6 +243,53 @@ fn path_references_on_documented_examples() {
     }
 }
 
+/// The lines reference on the examples of `url_line`'s and the scan
+/// crate's docs.
+#[test]
+fn lines_reference_on_documented_examples() {
+    use lines_checks::reference_url;
+    let urls: &[(&[u8], Option<&[u8]>)] = &[
+        (
+            b"https://example.com/a;b?c#top\r",
+            Some(b"https://example.com/a;b?c#top"),
+        ),
+        (
+            b"https://example.com/a b\tfetched=1\tscore=0.5",
+            Some(b"https://example.com/a b"),
+        ),
+        (b"http://x/a \tdepth=2", None),
+        (b"https://example.com/a ", None),
+        (b"example.com/a", None),
+        (b"s3+x://bucket/key", Some(b"s3+x://bucket/key")),
+        (b"1http://x/", None),
+        (b"http:/x", None),
+        (b"http://x/a\x01b", None),
+        (b"http://x/a\x7f", None),
+        (b"http://x/\xc3\xa9", Some(b"http://x/\xc3\xa9")),
+    ];
+    for &(line, want) in urls {
+        assert_eq!(reference_url(line), want, "{}", line.escape_ascii());
+    }
+    let lines =
+        lines_checks::reference_lines(b"http://x/a\r\nnot a url\nhttp://y/");
+    let got: Vec<_> = lines
+        .iter()
+        .map(|(s, l, u)| (*s, *l, u.as_ref().map(|u| u.0)))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (0, 11, Some(&b"http://x/a"[..])),
+            (12, 9, None),
+            (22, 9, Some(&b"http://y/"[..]))
+        ]
+    );
+    assert_eq!(
+        lines[0].2.as_ref().map(|u| &u.1),
+        Some(&[b"/a".to_vec(), b"/a".to_vec()])
+    );
+}
+
 fn replay(name: &str, data: &[u8]) {
     match name.split('-').next() {
         Some("parse") => {
@@ -210,6 +306,7 @@ fn replay(name: &str, data: &[u8]) {
         Some("compile") => compile(data),
         Some("load") => load(data),
         Some("path") => path_checks::check(data),
+        Some("lines") => lines_checks::check(data),
         _ => panic!("data/fuzz/{name}: no target named by its prefix"),
     }
 }

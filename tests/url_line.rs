@@ -5,23 +5,12 @@
 
 use robofilter::{MatchPath, url_line};
 
-/// The definition, written out: after one trailing `\r` is stripped, the
-/// URL is the line up to its first TAB; it is free of control octets, does
-/// not end with a space, and starts with `[A-Za-z][A-Za-z0-9+.-]*://`; its
-/// path is `MatchPath::from_url`'s.
+use crate::fuzz_replay::lines_checks::reference_url;
+
+/// The definition, written out ([`reference_url`], the lines fuzz
+/// target's reference); its path is `MatchPath::from_url`'s.
 fn oracle(line: &[u8]) -> Option<(&[u8], MatchPath<'_>)> {
-    let line = line.strip_suffix(b"\r").unwrap_or(line);
-    let line = line.split(|&b| b == b'\t').next().expect("one piece");
-    if line.iter().any(|&b| b.is_ascii_control()) || line.ends_with(b" ") {
-        return None;
-    }
-    let scheme = line
-        .iter()
-        .position(|&b| !(b.is_ascii_alphanumeric() || b"+.-".contains(&b)))
-        .unwrap_or(line.len());
-    let starts = line.first().is_some_and(u8::is_ascii_alphabetic);
-    (starts && line[scheme..].starts_with(b"://"))
-        .then(|| (line, MatchPath::from_url(line)))
+    reference_url(line).map(|url| (url, MatchPath::from_url(url)))
 }
 
 #[test]
