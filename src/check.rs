@@ -567,6 +567,41 @@ impl<'m, 'a> HostCache<'m, 'a> {
         }
     }
 
+    /// This cache with its last host forgotten and its buffers kept, for
+    /// any checker: a caller that decides one URL per call (the Python
+    /// wheel's `verdict`) keeps it between calls, so that a call does not
+    /// allocate the buffers again.
+    ///
+    /// ```
+    /// use robofilter::{
+    ///     AlignedBytes, Compiler, HostCache, Outcome, Rules, UrlChecker,
+    /// };
+    ///
+    /// let bytes = Compiler::new().compile(b"User-agent: *\nDisallow: /a\n")?;
+    /// let bytes = AlignedBytes::from(&bytes[..]);
+    /// let rules = Rules::from_bytes(bytes.as_bytes())?;
+    /// let mut kept: HostCache<'static, 'static> = HostCache::new();
+    /// for (url, want) in [
+    ///     (&b"http://x/a"[..], Outcome::Disallow),
+    ///     (b"http://y/b", Outcome::Allow),
+    /// ] {
+    ///     // A checker per call, as a caller with nothing to keep has.
+    ///     let checker = UrlChecker::rules(&rules, &["bot"])?;
+    ///     let mut cache = std::mem::take(&mut kept);
+    ///     assert_eq!(checker.check(url, &mut cache)?, want);
+    ///     kept = cache.emptied();
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn emptied<'n, 'b>(self) -> HostCache<'n, 'b> {
+        let HostCache { mut key, mut last_key, mut last_prefix, last: _ } =
+            self;
+        key.clear();
+        last_key.clear();
+        last_prefix.clear();
+        HostCache { key, last_key, last_prefix, last: None }
+    }
+
     /// An empty cache for a thread that decides many URLs while other
     /// threads do the same: its buffers, written for every new host,
     /// start at 256 octets each, so that they never share a cache line

@@ -2,9 +2,11 @@
 //! fetch outcomes follow RFC 9309 §2.3.1, unknown hosts stay unknown, and
 //! any damage is rejected.
 
+use std::sync::Arc;
+
 use robofilter::{
     AlignedBytes, Bundle, BundleBuilder, Compiler, Config, Dialect, Fetch,
-    FetchStatus, HostRules, Rules,
+    FetchStatus, HostCache, HostRules, Members, Outcome, Rules, UrlChecker,
 };
 
 use crate::differential::{Rng, random_robots, random_url};
@@ -245,4 +247,33 @@ fn single_rules_files_are_not_bundles() {
     let single = AlignedBytes::from(&single[..]);
     let err = Bundle::from_bytes(single.as_bytes()).unwrap_err();
     assert!(err.to_string().contains("bad magic"), "{err}");
+}
+
+/// A host cache emptied after one bundle's checker and taken up by
+/// another's (as the wheel keeps one between calls) answers by the second
+/// bundle, for a URL of the host the first one looked up last. (That the
+/// first checker's targets cannot survive is the types' doing: they borrow
+/// that checker. This checks the answers, whatever the cache keeps.)
+#[test]
+fn an_emptied_host_cache_forgets_its_last_host() {
+    let body = |path: &str| format!("User-agent: *\nDisallow: {path}\n");
+    let host = |path: &str| {
+        let fetch = Fetch::http(200, 0, body(path).into_bytes());
+        build(&[("a.example".to_string(), fetch)], Config::new())
+    };
+    let (one, two) = (host("/x"), host("/y"));
+    let one = Bundle::from_bytes(one.as_bytes()).unwrap();
+    let two = Bundle::from_bytes(two.as_bytes()).unwrap();
+    let url = b"http://a.example/x";
+    let decide = |bundle: &Bundle<'_>, cache: HostCache<'static, 'static>| {
+        let members = Arc::new(Members::new(bundle));
+        let checker = UrlChecker::bundle(bundle, members, &["bot"]).unwrap();
+        let mut cache = cache;
+        let outcome = checker.check(url, &mut cache).unwrap();
+        (outcome, cache.emptied())
+    };
+    let (first, kept) = decide(&one, HostCache::new());
+    assert_eq!(first, Outcome::Disallow);
+    let (second, _) = decide(&two, kept);
+    assert_eq!(second, Outcome::Allow);
 }

@@ -10,6 +10,7 @@
 //! batches) and are read in place; verdicts go out as a pyarrow
 //! `dictionary<uint8, string>` array whose validity is the input's.
 
+use std::cell::RefCell;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -160,7 +161,7 @@ impl PyRules {
     /// google/robotstxt does (the `*` group), as the CLI warns; one
     /// warning per such agent. The rfc9309 dialect refuses such an agent
     /// (`Rules::matcher` fails).
-    fn warn_agents(&self, agents: &[String]) -> PyResult<()> {
+    fn warn_agents(&self, agents: &[&str]) -> PyResult<()> {
         let dialect = self.loaded.with_dependent(|_, v| match &v.rules {
             Source::Single(r) => r.dialect(),
             Source::Bundle { bundle, .. } => bundle.dialect(),
@@ -191,7 +192,7 @@ impl PyRules {
     /// the first call for that list and then reused.
     fn with_checker<T>(
         &self,
-        agents: &[String],
+        agents: &[&str],
         f: impl for<'a> FnOnce(&UrlChecker<'a>) -> PyResult<T>,
     ) -> PyResult<T> {
         self.warn_agents(agents)?;
@@ -205,10 +206,12 @@ impl PyRules {
     fn checker<'a>(
         &self,
         view: &View<'a>,
-        agents: &[String],
+        agents: &[&str],
     ) -> PyResult<Arc<UrlChecker<'a>>> {
         let cached = |list: &mut Vec<(Box<[String]>, Arc<UrlChecker<'a>>)>| {
-            let found = list.iter().find(|(a, _)| **a == *agents);
+            let found = list.iter().find(|(a, _)| {
+                a.iter().map(String::as_str).eq(agents.iter().copied())
+            });
             found.map(|(_, c)| Arc::clone(c))
         };
         // A poisoned lock only means another thread panicked while holding
@@ -217,14 +220,13 @@ impl PyRules {
         if let Some(checker) = cached(&mut lock()) {
             return Ok(checker);
         }
-        let names: Vec<&str> = agents.iter().map(String::as_str).collect();
         let checker = match &view.rules {
-            Source::Single(rules) => UrlChecker::rules(rules, &names)
+            Source::Single(rules) => UrlChecker::rules(rules, agents)
                 .map_err(|e| {
                     error(format!("rules file '{}': {e}", self.name))
                 })?,
             Source::Bundle { bundle, members } => {
-                UrlChecker::bundle(bundle, Arc::clone(members), &names)
+                UrlChecker::bundle(bundle, Arc::clone(members), agents)
                     .map_err(|e| {
                         error(format!("bundle '{}', {e}", self.name))
                     })?
@@ -239,7 +241,8 @@ impl PyRules {
             list.remove(0);
         }
         let checker = Arc::new(checker);
-        list.push((agents.into(), Arc::clone(&checker)));
+        let names = agents.iter().map(|a| a.to_string()).collect();
+        list.push((names, Arc::clone(&checker)));
         Ok(checker)
     }
 
@@ -248,7 +251,7 @@ impl PyRules {
     /// lookup and walk, as `robofilter filter` decides the line.
     fn with_line<T>(
         &self,
-        agents: &[String],
+        agents: &[&str],
         line: &[u8],
         f: impl for<'m, 'a> FnOnce(
             &[Outcome],
@@ -256,34 +259,56 @@ impl PyRules {
         ) -> PyResult<T>,
     ) -> PyResult<T> {
         self.with_checker(agents, |checker| {
-            let mut each = vec![Outcome::Invalid; agents.len()];
+            // One agent's outcome on the stack: a call decides one URL,
+            // and each allocation costs it tens of nanoseconds.
+            let (mut one, mut many) = ([Outcome::Invalid], Vec::new());
+            let each: &mut [Outcome] = match agents.len() {
+                1 => &mut one,
+                n => {
+                    many.resize(n, Outcome::Invalid);
+                    &mut many
+                }
+            };
             let Some((url, path)) = robofilter::url_line(line, line.len())
             else {
-                return f(&each, None);
+                return f(each, None);
             };
-            let mut cache = HostCache::new();
-            let target = checker
-                .target(url, &mut cache)
+            let mut cache = ONE_URL_CACHE.with(RefCell::take);
+            let target = checker.target(url, &mut cache);
+            ONE_URL_CACHE.with(|kept| kept.replace(cache.emptied()));
+            let target = target
                 .map_err(|e| error(format!("bundle '{}', {e}", self.name)))?;
-            target.outcomes(url, path, &mut each);
-            f(&each, Some(target))
+            target.outcomes(url, path, each);
+            f(each, Some(target))
         })
     }
+}
+
+thread_local! {
+    /// The host cache of this thread's one-URL calls (`verdict`, `allowed`,
+    /// `explain`), emptied between them: its buffers are allocated once
+    /// per thread rather than on every call.
+    static ONE_URL_CACHE: RefCell<HostCache<'static, 'static>> =
+        RefCell::new(HostCache::new());
 }
 
 /// The `agent` argument of the public calls: one agent (`str`, answered
 /// as before: one verdict, one array) or a list or tuple of agents (one
 /// verdict per agent, keyed or named by the agent, in the order given).
-struct AgentsArg {
-    agents: Vec<String>,
+struct AgentsArg<'b> {
+    /// The one agent of a `str` argument, borrowed from it (a call that
+    /// decides one URL allocates nothing for its agent).
+    one: &'b str,
+    /// The agents of a list or tuple.
+    many: Vec<String>,
     list: bool,
 }
 
-impl AgentsArg {
-    fn of(value: &Bound<'_, PyAny>) -> PyResult<AgentsArg> {
+impl<'b> AgentsArg<'b> {
+    fn of(value: &'b Bound<'_, PyAny>) -> PyResult<AgentsArg<'b>> {
         if let Ok(s) = value.cast::<PyString>() {
-            let agents = vec![s.to_str()?.to_string()];
-            return Ok(AgentsArg { agents, list: false });
+            let one = s.to_str()?;
+            return Ok(AgentsArg { one, many: Vec::new(), list: false });
         }
         let is_list = value.is_instance_of::<PyList>()
             || value.is_instance_of::<pyo3::types::PyTuple>();
@@ -321,7 +346,42 @@ impl AgentsArg {
                 "the list of agents is empty; name at least one agent",
             ));
         }
-        Ok(AgentsArg { agents, list: true })
+        Ok(AgentsArg { one: "", many: agents, list: true })
+    }
+
+    /// The agents, in the order given.
+    fn names(&self) -> Names<'_> {
+        match self.list {
+            false => Names::One([self.one]),
+            true => {
+                Names::Many(self.many.iter().map(String::as_str).collect())
+            }
+        }
+    }
+
+    /// The agents, owned.
+    fn into_owned(self) -> Vec<String> {
+        match self.list {
+            false => vec![self.one.to_string()],
+            true => self.many,
+        }
+    }
+}
+
+/// [`AgentsArg::names`]: a slice of the agents' names.
+enum Names<'n> {
+    One([&'n str; 1]),
+    Many(Vec<&'n str>),
+}
+
+impl<'n> core::ops::Deref for Names<'n> {
+    type Target = [&'n str];
+
+    fn deref(&self) -> &[&'n str] {
+        match self {
+            Names::One(one) => one,
+            Names::Many(many) => many,
+        }
     }
 }
 
@@ -591,7 +651,7 @@ impl PyRules {
         let body = text_or_bytes(robots_txt, "robots_txt")?;
         let config = config(dialect, agents, dfa_byte_limit)?;
         let bytes = py
-            .detach(|| Compiler::with_config(config).compile(&body))
+            .detach(|| Compiler::with_config(config).compile(body))
             .map_err(|e| error(format!("cannot compile robots.txt: {e}")))?;
         PyRules::owned(&bytes, "<compiled>")
     }
@@ -690,13 +750,14 @@ impl PyRules {
     ) -> PyResult<Bound<'py, PyAny>> {
         let agents = AgentsArg::of(agent)?;
         let url = text_or_bytes(url, "url")?;
-        self.with_line(&agents.agents, &url, |each, _| {
+        let names = agents.names();
+        self.with_line(&names, url, |each, _| {
             if !agents.list {
-                return Ok(PyString::new(py, each[0].as_str()).into_any());
+                return Ok(outcome_str(py, each[0]).clone().into_any());
             }
             let dict = PyDict::new(py);
-            for (a, outcome) in agents.agents.iter().zip(each) {
-                dict.set_item(a, outcome.as_str())?;
+            for (a, &outcome) in names.iter().zip(each) {
+                dict.set_item(a, outcome_str(py, outcome))?;
             }
             Ok(dict.into_any())
         })
@@ -711,7 +772,7 @@ impl PyRules {
     ) -> PyResult<bool> {
         let agents = AgentsArg::of(agent)?;
         let url = text_or_bytes(url, "url")?;
-        self.with_line(&agents.agents, &url, |each, _| {
+        self.with_line(&agents.names(), url, |each, _| {
             Ok(each.iter().all(|&o| o == Outcome::Allow))
         })
     }
@@ -731,7 +792,7 @@ impl PyRules {
         let agents = AgentsArg::of(agent)?;
         let bytes = text_or_bytes(url, "url")?;
         // As the CLI does: a trailing `\r` is not part of the line.
-        let text = bytes.strip_suffix(b"\r").unwrap_or(&bytes);
+        let text = bytes.strip_suffix(b"\r").unwrap_or(bytes);
         let dict = PyDict::new(py);
         // The URL is the line up to its first TAB; the rest are fields,
         // given back in the input's type (`str` or `bytes`).
@@ -751,7 +812,8 @@ impl PyRules {
             Some(_) => dict.set_item("url", same_type(url_part)?)?,
             None => dict.set_item("url", url)?,
         }
-        self.with_line(&agents.agents, text, |each, target| {
+        let names = agents.names();
+        self.with_line(&names, text, |each, target| {
             let why = |agent: usize| -> PyResult<Bound<'py, PyDict>> {
                 let d = PyDict::new(py);
                 let mut why = Vec::new();
@@ -776,7 +838,7 @@ impl PyRules {
             dict.set_item("verdict", Outcome::combine(each).as_str())?;
             if agents.list {
                 let verdicts = PyDict::new(py);
-                for (a, outcome) in agents.agents.iter().zip(each) {
+                for (a, outcome) in names.iter().zip(each) {
                     verdicts.set_item(a, outcome.as_str())?;
                 }
                 dict.set_item("verdicts", verdicts)?;
@@ -795,7 +857,7 @@ impl PyRules {
             }
             if agents.list {
                 let reasons = PyDict::new(py);
-                for (i, a) in agents.agents.iter().enumerate() {
+                for (i, a) in names.iter().enumerate() {
                     reasons.set_item(a, why(i)?)?;
                 }
                 dict.set_item("reasons", reasons)?;
@@ -828,7 +890,8 @@ impl PyRules {
         let chunks = url_chunks(urls)?;
         let threads = thread_count(threads);
         // Per chunk, one array per agent.
-        let arrays = self.with_checker(&agents.agents, |checker| {
+        let names = agents.names();
+        let arrays = self.with_checker(&names, |checker| {
             py.detach(|| {
                 chunks
                     .iter()
@@ -839,7 +902,7 @@ impl PyRules {
             })
         })?;
         let mut columns: Vec<ArrayRef> = Vec::new();
-        for a in 0..agents.agents.len() {
+        for a in 0..names.len() {
             columns.push(match &arrays[..] {
                 [one] => Arc::new(one[a].clone()),
                 many => {
@@ -856,7 +919,7 @@ impl PyRules {
             return Ok(out.into_bound(py));
         }
         let fields: Vec<Arc<Field>> =
-            agents.agents.iter().map(|a| verdict_field(a)).collect();
+            names.iter().map(|a| verdict_field(a)).collect();
         let schema = Arc::new(arrow_schema::Schema::new(fields));
         let batch = RecordBatch::try_new(schema, columns)
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
@@ -879,21 +942,22 @@ impl PyRules {
     ) -> PyResult<VerdictBatches> {
         let agents = AgentsArg::of(agent)?;
         // Fail early for an agent the rules were not compiled for.
-        slf.get().with_checker(&agents.agents, |_| Ok(()))?;
+        slf.get().with_checker(&agents.names(), |_| Ok(()))?;
         let columns = match agents.list {
             false => vec![verdict_column],
             true => agents
-                .agents
+                .many
                 .iter()
                 .map(|a| format!("{verdict_column}_{a}"))
                 .collect(),
         };
+        let check_names = agents.list;
         Ok(VerdictBatches {
             rules: slf,
             batches: batches.try_iter()?.unbind().into_any(),
-            agents: agents.agents,
+            agents: agents.into_owned(),
             columns,
-            check_names: agents.list,
+            check_names,
             url_column,
             threads: thread_count(threads),
         })
@@ -962,7 +1026,9 @@ impl VerdictBatches {
         let rules = self.rules.get();
         let column = batch.column(index).clone();
         let threads = self.threads;
-        let verdicts = rules.with_checker(&self.agents, |checker| {
+        let names: Vec<&str> =
+            self.agents.iter().map(String::as_str).collect();
+        let verdicts = rules.with_checker(&names, |checker| {
             py.detach(|| {
                 verdicts(checker, column.as_ref(), threads, &rules.name)
             })
@@ -1012,16 +1078,30 @@ fn concat_verdicts(arrays: &[&dyn Array]) -> ArrayRef {
 }
 
 /// A `str` (as UTF-8) or `bytes` argument.
-fn text_or_bytes(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<u8>> {
+fn text_or_bytes<'b>(
+    value: &'b Bound<'_, PyAny>,
+    what: &str,
+) -> PyResult<&'b [u8]> {
     if let Ok(s) = value.cast::<PyString>() {
-        Ok(s.to_str()?.as_bytes().to_vec())
+        Ok(s.to_str()?.as_bytes())
     } else if let Ok(b) = value.cast::<PyBytes>() {
-        Ok(b.as_bytes().to_vec())
+        Ok(b.as_bytes())
     } else {
         Err(PyTypeError::new_err(format!(
             "{what} must be str or bytes, not {}",
             value.get_type().name()?
         )))
+    }
+}
+
+/// An outcome's name as a Python string, interned: one `verdict()` call
+/// returns it without allocating.
+fn outcome_str(py: Python<'_>, outcome: Outcome) -> &Bound<'_, PyString> {
+    match outcome {
+        Outcome::Allow => pyo3::intern!(py, "allow"),
+        Outcome::Disallow => pyo3::intern!(py, "disallow"),
+        Outcome::Unknown => pyo3::intern!(py, "unknown"),
+        Outcome::Invalid => pyo3::intern!(py, "invalid"),
     }
 }
 
@@ -1089,7 +1169,11 @@ fn fetch(host: &str, value: &Bound<'_, PyAny>) -> PyResult<Fetch> {
     }
     if value.is_instance_of::<PyString>() || value.is_instance_of::<PyBytes>()
     {
-        return Ok(Fetch::http(200, 0, text_or_bytes(value, "a body")?));
+        return Ok(Fetch::http(
+            200,
+            0,
+            text_or_bytes(value, "a body")?.to_vec(),
+        ));
     }
     if value.is_instance_of::<pyo3::types::PyInt>()
         && !value.is_instance_of::<pyo3::types::PyBool>()
@@ -1101,7 +1185,7 @@ fn fetch(host: &str, value: &Bound<'_, PyAny>) -> PyResult<Fetch> {
             let body = t.get_item(1)?;
             let body = match body.is_none() {
                 true => Vec::new(),
-                false => text_or_bytes(&body, "a body")?,
+                false => text_or_bytes(&body, "a body")?.to_vec(),
             };
             return Ok(Fetch::http(status(&t.get_item(0)?)?, 0, body));
         }
@@ -1175,7 +1259,7 @@ fn shard_of<'py>(
     let mut key = Vec::new();
     if urls.is_instance_of::<PyString>() || urls.is_instance_of::<PyBytes>() {
         let line = text_or_bytes(urls, "urls")?;
-        let line = line.strip_suffix(b"\r").unwrap_or(&line);
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
         let shard = robofilter::shard_of_line(line, shards, &mut key);
         return Ok(shard.into_pyobject(py)?.into_any());
     }
