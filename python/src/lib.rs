@@ -295,20 +295,18 @@ thread_local! {
 /// The `agent` argument of the public calls: one agent (`str`, answered
 /// as before: one verdict, one array) or a list or tuple of agents (one
 /// verdict per agent, keyed or named by the agent, in the order given).
-struct AgentsArg<'b> {
-    /// The one agent of a `str` argument, borrowed from it (a call that
-    /// decides one URL allocates nothing for its agent).
-    one: &'b str,
-    /// The agents of a list or tuple.
-    many: Vec<String>,
-    list: bool,
+enum AgentsArg<'b> {
+    /// A `str`, borrowed (a call that decides one URL allocates nothing
+    /// for its agent).
+    One(&'b str),
+    /// A list or tuple.
+    List(Vec<String>),
 }
 
 impl<'b> AgentsArg<'b> {
     fn of(value: &'b Bound<'_, PyAny>) -> PyResult<AgentsArg<'b>> {
         if let Ok(s) = value.cast::<PyString>() {
-            let one = s.to_str()?;
-            return Ok(AgentsArg { one, many: Vec::new(), list: false });
+            return Ok(AgentsArg::One(s.to_str()?));
         }
         let is_list = value.is_instance_of::<PyList>()
             || value.is_instance_of::<pyo3::types::PyTuple>();
@@ -346,24 +344,29 @@ impl<'b> AgentsArg<'b> {
                 "the list of agents is empty; name at least one agent",
             ));
         }
-        Ok(AgentsArg { one: "", many: agents, list: true })
+        Ok(AgentsArg::List(agents))
+    }
+
+    /// Whether the agents came as a list (answered per agent, by name).
+    fn is_list(&self) -> bool {
+        matches!(self, AgentsArg::List(_))
     }
 
     /// The agents, in the order given.
     fn names(&self) -> Names<'_> {
-        match self.list {
-            false => Names::One([self.one]),
-            true => {
-                Names::Many(self.many.iter().map(String::as_str).collect())
+        match self {
+            AgentsArg::One(one) => Names::One([one]),
+            AgentsArg::List(agents) => {
+                Names::Many(agents.iter().map(String::as_str).collect())
             }
         }
     }
 
     /// The agents, owned.
     fn into_owned(self) -> Vec<String> {
-        match self.list {
-            false => vec![self.one.to_string()],
-            true => self.many,
+        match self {
+            AgentsArg::One(one) => vec![one.to_string()],
+            AgentsArg::List(agents) => agents,
         }
     }
 }
@@ -752,7 +755,7 @@ impl PyRules {
         let url = text_or_bytes(url, "url")?;
         let names = agents.names();
         self.with_line(&names, url, |each, _| {
-            if !agents.list {
+            if !agents.is_list() {
                 return Ok(outcome_str(py, each[0]).clone().into_any());
             }
             let dict = PyDict::new(py);
@@ -836,7 +839,7 @@ impl PyRules {
                 Ok(d)
             };
             dict.set_item("verdict", Outcome::combine(each).as_str())?;
-            if agents.list {
+            if agents.is_list() {
                 let verdicts = PyDict::new(py);
                 for (a, outcome) in names.iter().zip(each) {
                     verdicts.set_item(a, outcome.as_str())?;
@@ -855,7 +858,7 @@ impl PyRules {
             if let Some(k) = tab {
                 dict.set_item("fields", same_type(&text[k + 1..])?)?;
             }
-            if agents.list {
+            if agents.is_list() {
                 let reasons = PyDict::new(py);
                 for (i, a) in names.iter().enumerate() {
                     reasons.set_item(a, why(i)?)?;
@@ -912,7 +915,7 @@ impl PyRules {
                 }
             });
         }
-        if !agents.list {
+        if !agents.is_list() {
             let column = columns.pop().expect("one agent");
             let out = PyArray::new(column, verdict_field("verdict"));
             let out: Py<PyAny> = out.to_pyarrow(py)?.unbind();
@@ -943,15 +946,14 @@ impl PyRules {
         let agents = AgentsArg::of(agent)?;
         // Fail early for an agent the rules were not compiled for.
         slf.get().with_checker(&agents.names(), |_| Ok(()))?;
-        let columns = match agents.list {
-            false => vec![verdict_column],
-            true => agents
-                .many
+        let columns = match &agents {
+            AgentsArg::One(_) => vec![verdict_column],
+            AgentsArg::List(agents) => agents
                 .iter()
                 .map(|a| format!("{verdict_column}_{a}"))
                 .collect(),
         };
-        let check_names = agents.list;
+        let check_names = agents.is_list();
         Ok(VerdictBatches {
             rules: slf,
             batches: batches.try_iter()?.unbind().into_any(),
