@@ -573,20 +573,26 @@ impl<'m, 'a> HostCache<'m, 'a> {
     /// allocate the buffers again.
     ///
     /// ```
+    /// use std::sync::Arc;
+    ///
     /// use robofilter::{
-    ///     AlignedBytes, Compiler, HostCache, Outcome, Rules, UrlChecker,
+    ///     AlignedBytes, Bundle, BundleBuilder, Config, Fetch, HostCache,
+    ///     Members, Outcome, UrlChecker,
     /// };
     ///
-    /// let bytes = Compiler::new().compile(b"User-agent: *\nDisallow: /a\n")?;
-    /// let bytes = AlignedBytes::from(&bytes[..]);
-    /// let rules = Rules::from_bytes(bytes.as_bytes())?;
+    /// let mut builder = BundleBuilder::new(Config::new());
+    /// let body = b"User-agent: *\nDisallow: /a\n".to_vec();
+    /// builder.add("x.example", Fetch::http(200, 0, body))?;
+    /// let bytes = AlignedBytes::from(&builder.finish()?[..]);
+    /// let bundle = Bundle::from_bytes(bytes.as_bytes())?;
     /// let mut kept: HostCache<'static, 'static> = HostCache::new();
     /// for (url, want) in [
-    ///     (&b"http://x/a"[..], Outcome::Disallow),
-    ///     (b"http://y/b", Outcome::Allow),
+    ///     (&b"http://x.example/a"[..], Outcome::Disallow),
+    ///     (b"http://y.example/a", Outcome::Unknown),
     /// ] {
     ///     // A checker per call, as a caller with nothing to keep has.
-    ///     let checker = UrlChecker::rules(&rules, &["bot"])?;
+    ///     let members = Arc::new(Members::new(&bundle));
+    ///     let checker = UrlChecker::bundle(&bundle, members, &["bot"])?;
     ///     let mut cache = std::mem::take(&mut kept);
     ///     assert_eq!(checker.check(url, &mut cache)?, want);
     ///     kept = cache.emptied();

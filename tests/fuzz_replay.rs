@@ -5,14 +5,7 @@ use robofilter::{
     AlignedBytes, Bundle, Compiler, Config, Dialect, NoHostKey, Rules,
 };
 
-/// The path target's checks and references: the fuzz target's own file.
-#[path = "../fuzz/fuzz_targets/path_checks.rs"]
-mod path_checks;
-
-/// The lines target's checks and its reference of frontier lines (which
-/// `url_line.rs` uses too): the fuzz target's own file.
-#[path = "../fuzz/fuzz_targets/lines_checks.rs"]
-pub(crate) mod lines_checks;
+use crate::{lines_checks, path_checks};
 
 /// The compile target: flags octet (bit 0: google; bits 1-3: budget), the
 /// robots.txt up to 0xFF, URLs separated by `\n`; `decide` must equal the
@@ -143,8 +136,9 @@ fn path_target_on_generated_urls() {
 
 /// The lines checks on generated chunks: URL-ish lines ended by `\n`,
 /// `\r\n` or nothing, some with fields, some with a stray `\r` or control
-/// octet, at every length around the vector passes' 16- and 32-octet
-/// blocks.
+/// octet, padded by 0-39 octets so that line starts and ends fall
+/// anywhere in the vector passes' 16- and 32-octet blocks; each chunk
+/// whole and cut short, so that it ends anywhere too.
 #[test]
 fn lines_target_on_generated_chunks() {
     const ENDS: &[&[u8]] = &[

@@ -6,6 +6,17 @@
 
 mod util;
 
+// The fuzz targets' checks and references (fuzz/fuzz_targets/), which
+// `fuzz_replay` runs on data/fuzz/ and generated inputs and `url_line`
+// takes its definition from. Without the compiler only that definition
+// is used.
+#[cfg_attr(not(feature = "compile"), allow(dead_code))]
+#[path = "../fuzz/fuzz_targets/lines_checks.rs"]
+mod lines_checks;
+#[cfg_attr(not(feature = "compile"), allow(dead_code))]
+#[path = "../fuzz/fuzz_targets/path_checks.rs"]
+mod path_checks;
+
 #[cfg(feature = "compile")]
 mod agents;
 #[cfg(feature = "compile")]

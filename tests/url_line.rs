@@ -5,7 +5,7 @@
 
 use robofilter::{MatchPath, url_line};
 
-use crate::fuzz_replay::lines_checks::reference_url;
+use crate::lines_checks::reference_url;
 
 /// The definition, written out ([`reference_url`], the lines fuzz
 /// target's reference); its path is `MatchPath::from_url`'s.

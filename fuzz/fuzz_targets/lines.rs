@@ -2,8 +2,9 @@
 //! `next_url_line` and `url_line` (robofilter-scan's vector passes)
 //! against a plain reference of frontier lines and of the path readings.
 //!
-//! The checks live in `lines_checks.rs`, which `tests/fuzz_replay.rs` also
-//! includes to replay `data/fuzz/lines-*` and generated chunks.
+//! The checks live in `lines_checks.rs`, which the default test run also
+//! includes (`tests/main.rs`; `tests/fuzz_replay.rs` runs them) to replay
+//! `data/fuzz/lines-*` and generated chunks.
 
 #![no_main]
 

@@ -2,8 +2,9 @@
 //! each of the library's readers (`for_each_url_line`, `next_url_line`,
 //! `url_line`, built on robofilter-scan's vector passes), against a plain
 //! reference. Shared by the fuzz target (`lines.rs` beside this file) and
-//! the default test run (`tests/fuzz_replay.rs` includes this file, and
-//! `tests/url_line.rs` uses its reference), so that they never drift apart.
+//! the default test run (`tests/main.rs` includes this file,
+//! `tests/fuzz_replay.rs` runs it and `tests/url_line.rs` uses its
+//! reference), so that they never drift apart.
 //!
 //! The readers hold the only `unsafe` code of the workspace (the SIMD loads
 //! of the scan crate), and a chunk's last block is where a vector pass

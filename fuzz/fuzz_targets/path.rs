@@ -3,8 +3,9 @@
 //! reading whose authority ends at `/ ? #`), and the bundle host key
 //! (`url_host_key`, `url_authority`) with both reasons for none.
 //!
-//! The checks live in `path_checks.rs`, which `tests/fuzz_replay.rs` also
-//! includes to replay `data/fuzz/path-*` and generated URLs.
+//! The checks live in `path_checks.rs`, which the default test run also
+//! includes (`tests/main.rs`; `tests/fuzz_replay.rs` runs them) to replay
+//! `data/fuzz/path-*` and generated URLs.
 
 #![no_main]
 

@@ -1,7 +1,7 @@
 //! The `path` fuzz target's checks and their plain references, shared by
-//! the fuzz target (`path.rs` beside this file) and the default test run's
-//! replay (`tests/fuzz_replay.rs` includes this file), so that the two can
-//! never drift apart.
+//! the fuzz target (`path.rs` beside this file) and the default test run
+//! (`tests/main.rs` includes this file; `tests/fuzz_replay.rs` runs it),
+//! so that the two can never drift apart.
 
 use robofilter::{Dialect, MatchPath, NoHostKey, url_authority, url_host_key};
 
