@@ -162,7 +162,7 @@ fn lines_target_on_generated_chunks() {
         chunk.resize(chunk.len() + rng.below(40), b'x');
         chunk.extend_from_slice(ENDS[rng.below(ENDS.len())]);
         if i % 8 == 7 {
-            // The first octet (which line to stop after) varies too.
+            // Cut short, a chunk ends anywhere in a line or a block.
             for cut in [chunk.len(), chunk.len() / 2, chunk.len() / 3] {
                 lines_checks::check(&chunk[..cut]);
             }
