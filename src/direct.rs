@@ -100,7 +100,17 @@ impl PrefixIndex {
     /// The spans' [`PrefixIndex::heads`]: the high half of each
     /// [`PrefixIndex::head`].
     fn heads(&self) -> Vec<u64> {
-        self.spans.iter().map(|s| (self.head(s) >> 64) as u64).collect()
+        let head = |s| match self.prefix(s) {
+            [a, b, c, d, e, f, g, h, ..] => {
+                u64::from_be_bytes([*a, *b, *c, *d, *e, *f, *g, *h])
+            }
+            // Shorter: zero-padded.
+            p => p
+                .iter()
+                .zip((0..8).rev())
+                .fold(0, |head, (&b, at)| head | u64::from(b) << (8 * at)),
+        };
+        self.spans.iter().map(head).collect()
     }
 
     /// A prefix's first 16 octets, zero-padded, as a big-endian number.

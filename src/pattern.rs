@@ -60,11 +60,24 @@ pub(crate) fn literal_prefix(pattern: &[u8], dialect: Dialect) -> Vec<u8> {
 }
 
 /// Appends [`literal_prefix`]'s octets to `out`.
+///
+/// The octets before the first `*` (a `*` octet is always a wildcard:
+/// `%2A` is three other octets), less an end anchor; only an rfc9309
+/// pattern with a `%` among them is read token by token. Loading a
+/// bundle member's direct group calls this once per rule.
 pub(crate) fn push_literal_prefix(
     pattern: &[u8],
     dialect: Dialect,
     out: &mut Vec<u8>,
 ) {
+    let literal = match memchr::memchr(b'*', pattern) {
+        Some(star) => &pattern[..star],
+        None => pattern.strip_suffix(b"$").unwrap_or(pattern),
+    };
+    if dialect == Dialect::Google || !literal.contains(&b'%') {
+        out.extend_from_slice(literal);
+        return;
+    }
     let mut i = 0;
     loop {
         let run = plain_len(&pattern[i..], dialect);
