@@ -866,6 +866,7 @@ fn bench_bundle(c: &mut Criterion, corpus: &HostCorpus) {
             })
         };
         let id = format!("{name}/{agent}");
+        bench_members(c, loaded, agent, &id);
         bench_bundle_walk(c, state, &shuffled, &id);
         for (group, list) in [
             ("bundle-decide", &urls),
@@ -886,6 +887,41 @@ fn bench_bundle(c: &mut Criterion, corpus: &HostCorpus) {
             g.finish();
         }
     }
+}
+
+/// `bundle-members/<id>`: what a filter run pays the first time a URL
+/// needs a member, for every member the URLs use: the member checked and
+/// read (`Bundle::member`: its checksum, its tables, every automaton's
+/// bounds), then the agent's matcher (a direct group's candidate index
+/// built). The answer asserted: how many of them give the agent a group.
+fn bench_members<'b>(
+    c: &mut Criterion,
+    loaded: impl Fn() -> &'b Loaded<'b>,
+    agent: &str,
+    id: &str,
+) {
+    let mut g = c.benchmark_group("bundle-members");
+    g.bench_function(id, |b| {
+        let l = loaded();
+        let used: Vec<usize> =
+            (0..l.used.len()).filter(|&m| l.used[m]).collect();
+        let grouped = |rules: &Rules<'_>| {
+            rules.matcher(agent).expect("all agents").group().is_some()
+        };
+        let want = used.iter().filter(|&&m| grouped(&l.members[m])).count();
+        b.iter(|| {
+            let n = used
+                .iter()
+                .filter(|&&m| {
+                    let rules = l.bundle.member(black_box(m)).expect("loads");
+                    grouped(&rules)
+                })
+                .count();
+            assert_eq!(n, want, "bundle-members/{id}");
+            n
+        })
+    });
+    g.finish();
 }
 
 /// `bundle-walk/<id>/{path,batch}`: the walks alone of the URLs (in
