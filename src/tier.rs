@@ -189,22 +189,37 @@ impl Hot {
 
     /// Tries to build the group's DFA with the work `seen` URLs allow
     /// ([`STEPS_PER_URL`] each), within the allowance; one thread at a
-    /// time.
+    /// time (a count that reaches its threshold while another thread
+    /// builds is not tried).
     #[cold]
     #[inline(never)]
     fn build(&self, matcher: &Matcher<'_>, seen: u32) {
         if self.busy.swap(true, Acquire) {
             return;
         }
-        let want = (u64::from(seen) * STEPS_PER_URL).min(BUILD_WORK);
-        if let Some(done) = self.try_build(matcher, want) {
-            let _ = self.dfa.set(done);
+        // A thread that found no DFA, then counted past the next
+        // threshold while another finished one, must not build (and
+        // charge the allowance for) a second. The finished build's `set`
+        // came before its `busy` release, which this thread acquired.
+        if self.dfa.get().is_none() {
+            let want = (u64::from(seen) * STEPS_PER_URL).min(BUILD_WORK);
+            if let Some(done) = self.try_build(matcher, want) {
+                let _ = self.dfa.set(done);
+            }
         }
         self.busy.store(false, Release);
     }
 
     /// `None`: out of work, to be tried again with more; `Some(None)`:
-    /// never fits (or the allowance is spent).
+    /// given up for good, so that the group's URLs stop counting.
+    ///
+    /// A build gives up when the DFA is too large, when it ran out of the
+    /// group's whole budget ([`BUILD_WORK`]), or when no step at all is
+    /// left in the allowance (spent, or, with four or more builds in
+    /// flight at once, all held by them). One that ran out of fewer steps,
+    /// because fewer were asked for or because builds in flight held part
+    /// of the allowance, is tried again when the count has grown
+    /// fourfold.
     #[cfg(feature = "compile")]
     fn try_build(
         &self,
@@ -222,7 +237,7 @@ impl Hot {
         allowance.give_work(work.saturating_sub(spent));
         let bytes = match whole {
             Whole::Built(bytes) => bytes,
-            Whole::OutOfWork if want < BUILD_WORK => return None,
+            Whole::OutOfWork if work < BUILD_WORK => return None,
             Whole::OutOfWork | Whole::TooLarge => return Some(None),
         };
         let bytes = crate::aligned::AlignedBytes::from(&bytes[..]);
@@ -247,4 +262,73 @@ fn decide_built(
     dialect: crate::dialect::Dialect,
 ) -> Verdict {
     dfa.get().decide(path, dialect)
+}
+
+#[cfg(all(test, feature = "compile"))]
+mod tests {
+    use super::*;
+    use crate::aligned::AlignedBytes;
+    use crate::compile::tests::WILDCARD_GROUP;
+    use crate::compile::{Compiler, Config};
+    use crate::rules::Rules;
+
+    /// The wildcard group stored split (it exceeds a 24 KiB byte budget).
+    fn split_group() -> AlignedBytes {
+        let config = Config::new().dfa_byte_limit(24 << 10);
+        let compiler = Compiler::with_config(config);
+        AlignedBytes::from(&compiler.compile(WILDCARD_GROUP).unwrap()[..])
+    }
+
+    /// What is left of an allowance: (octets, steps).
+    fn left(a: &Allowance) -> (usize, u64) {
+        (a.bytes.load(Relaxed), a.work.load(Relaxed))
+    }
+
+    /// A thread that counted past the next threshold while another
+    /// finished the build finds the DFA built: it builds nothing more and
+    /// charges nothing more.
+    #[test]
+    fn a_built_group_is_not_built_again() {
+        let bytes = split_group();
+        let rules = Rules::from_bytes(bytes.as_bytes()).unwrap();
+        let m = rules.matcher("bot").unwrap();
+        assert_eq!(m.engine_kind(), EngineKind::SplitDfa);
+        let allowance = Allowance::new();
+        let hot = Hot::for_matcher(&m, &allowance).unwrap();
+        hot.build(&m, HOT_AFTER);
+        assert!(hot.is_built());
+        let built = left(&allowance);
+        assert!(built.0 < MEMORY && built.1 < WORK, "{built:?}");
+        hot.build(&m, 4 * HOT_AFTER);
+        assert_eq!(left(&allowance), built);
+    }
+
+    /// A build left short of steps by builds in flight elsewhere (which
+    /// hold part of the allowance) is tried again at the next threshold,
+    /// where it succeeds once they have given their steps back.
+    #[test]
+    fn a_build_short_of_held_steps_is_tried_again() {
+        let bytes = split_group();
+        let rules = Rules::from_bytes(bytes.as_bytes()).unwrap();
+        let m = rules.matcher("bot").unwrap();
+        // The steps a build of this group takes.
+        let probe = Allowance::new();
+        let hot = Hot::for_matcher(&m, &probe).unwrap();
+        hot.build(&m, HOT_AFTER);
+        assert!(hot.is_built());
+        let need = WORK - left(&probe).1;
+        assert!(need >= 2, "{need}");
+
+        let allowance = Allowance::new();
+        let held = allowance.take_work(WORK - need / 2);
+        let hot = Hot::for_matcher(&m, &allowance).unwrap();
+        // A count at which a build asks for the whole group budget.
+        let seen = 16 * HOT_AFTER;
+        assert!(u64::from(seen) * STEPS_PER_URL >= BUILD_WORK);
+        hot.build(&m, seen);
+        assert!(hot.dfa.get().is_none(), "given up for good");
+        allowance.give_work(held);
+        hot.build(&m, 4 * seen);
+        assert!(hot.is_built());
+    }
 }
