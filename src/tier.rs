@@ -115,6 +115,9 @@ impl Allowance {
 #[derive(Debug)]
 pub(crate) struct Hot {
     seen: AtomicU32,
+    /// The highest threshold a thread reached while another was building
+    /// (0 for none): tried by the builder if its build runs out of steps.
+    missed: AtomicU32,
     /// A thread is building.
     busy: AtomicBool,
     /// `Some(None)`: it does not fit, or the allowance is spent.
@@ -148,6 +151,7 @@ impl Hot {
         }
         Some(Hot {
             seen: AtomicU32::new(0),
+            missed: AtomicU32::new(0),
             busy: AtomicBool::new(false),
             dfa: OnceLock::new(),
             allowance: Arc::clone(allowance),
@@ -189,22 +193,34 @@ impl Hot {
 
     /// Tries to build the group's DFA with the work `seen` URLs allow
     /// ([`STEPS_PER_URL`] each), within the allowance; one thread at a
-    /// time (a count that reaches its threshold while another thread
-    /// builds is not tried).
+    /// time. A thread that reaches a threshold while another builds
+    /// leaves it in `missed`; a build that runs out of steps tries it
+    /// then. (One reached in the instant between a build's last look at
+    /// `missed` and its release of `busy` is still skipped.)
     #[cold]
     #[inline(never)]
     fn build(&self, matcher: &Matcher<'_>, seen: u32) {
         if self.busy.swap(true, Acquire) {
+            self.missed.fetch_max(seen, Relaxed);
             return;
         }
+        let mut seen = seen;
         // A thread that found no DFA, then counted past the next
         // threshold while another finished one, must not build (and
         // charge the allowance for) a second. The finished build's `set`
         // came before its `busy` release, which this thread acquired.
-        if self.dfa.get().is_none() {
+        while self.dfa.get().is_none() {
             let want = (u64::from(seen) * STEPS_PER_URL).min(BUILD_WORK);
-            if let Some(done) = self.try_build(matcher, want) {
-                let _ = self.dfa.set(done);
+            match self.try_build(matcher, want) {
+                Some(done) => {
+                    let _ = self.dfa.set(done);
+                }
+                // Out of steps: again at once if another thread reached
+                // a later threshold meanwhile.
+                None => match self.missed.swap(0, Relaxed) {
+                    later if later > seen => seen = later,
+                    _ => break,
+                },
             }
         }
         self.busy.store(false, Release);
@@ -303,6 +319,17 @@ mod tests {
         assert_eq!(left(&allowance), built);
     }
 
+    /// The steps a build of `m`'s group takes.
+    fn steps_to_build(m: &Matcher<'_>) -> u64 {
+        let probe = Allowance::new();
+        let hot = Hot::for_matcher(m, &probe).unwrap();
+        hot.build(m, HOT_AFTER);
+        assert!(hot.is_built());
+        let need = WORK - left(&probe).1;
+        assert!(need >= 2 * STEPS_PER_URL, "{need}");
+        need
+    }
+
     /// A build left short of steps by builds in flight elsewhere (which
     /// hold part of the allowance) is tried again at the next threshold,
     /// where it succeeds once they have given their steps back.
@@ -311,13 +338,7 @@ mod tests {
         let bytes = split_group();
         let rules = Rules::from_bytes(bytes.as_bytes()).unwrap();
         let m = rules.matcher("bot").unwrap();
-        // The steps a build of this group takes.
-        let probe = Allowance::new();
-        let hot = Hot::for_matcher(&m, &probe).unwrap();
-        hot.build(&m, HOT_AFTER);
-        assert!(hot.is_built());
-        let need = WORK - left(&probe).1;
-        assert!(need >= 2, "{need}");
+        let need = steps_to_build(&m);
 
         let allowance = Allowance::new();
         let held = allowance.take_work(WORK - need / 2);
@@ -330,5 +351,30 @@ mod tests {
         allowance.give_work(held);
         hot.build(&m, 4 * seen);
         assert!(hot.is_built());
+    }
+
+    /// A threshold reached while another thread builds is left in
+    /// `missed`; the builder, out of steps for its own count, tries that
+    /// later count at once.
+    #[test]
+    fn a_threshold_reached_during_a_build_is_tried_after_it() {
+        let bytes = split_group();
+        let rules = Rules::from_bytes(bytes.as_bytes()).unwrap();
+        let m = rules.matcher("bot").unwrap();
+        let need = steps_to_build(&m);
+        let hot = Hot::for_matcher(&m, &Allowance::new()).unwrap();
+        // While another thread builds, a threshold is only noted.
+        hot.busy.store(true, Relaxed);
+        hot.build(&m, 4 * HOT_AFTER);
+        assert_eq!(hot.missed.load(Relaxed), 4 * HOT_AFTER);
+        assert!(!hot.is_built());
+        hot.busy.store(false, Relaxed);
+        // The builder's own count allows too few steps; the noted one
+        // enough.
+        let short = u32::try_from(need / STEPS_PER_URL / 2).unwrap();
+        assert!(u64::from(short) * STEPS_PER_URL < need);
+        hot.build(&m, short);
+        assert!(hot.is_built());
+        assert_eq!(hot.missed.load(Relaxed), 0);
     }
 }
