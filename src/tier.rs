@@ -288,11 +288,17 @@ mod tests {
     use crate::compile::{Compiler, Config};
     use crate::rules::Rules;
 
-    /// The wildcard group stored split (it exceeds a 24 KiB byte budget).
-    fn split_group() -> AlignedBytes {
+    /// Calls `f` with the matcher of the wildcard group stored split (it
+    /// exceeds a 24 KiB byte budget).
+    fn with_split_group(f: impl FnOnce(&Matcher<'_>)) {
         let config = Config::new().dfa_byte_limit(24 << 10);
         let compiler = Compiler::with_config(config);
-        AlignedBytes::from(&compiler.compile(WILDCARD_GROUP).unwrap()[..])
+        let bytes =
+            AlignedBytes::from(&compiler.compile(WILDCARD_GROUP).unwrap()[..]);
+        let rules = Rules::from_bytes(bytes.as_bytes()).unwrap();
+        let m = rules.matcher("bot").unwrap();
+        assert_eq!(m.engine_kind(), EngineKind::SplitDfa);
+        f(&m);
     }
 
     /// What is left of an allowance: (octets, steps).
@@ -305,18 +311,16 @@ mod tests {
     /// charges nothing more.
     #[test]
     fn a_built_group_is_not_built_again() {
-        let bytes = split_group();
-        let rules = Rules::from_bytes(bytes.as_bytes()).unwrap();
-        let m = rules.matcher("bot").unwrap();
-        assert_eq!(m.engine_kind(), EngineKind::SplitDfa);
-        let allowance = Allowance::new();
-        let hot = Hot::for_matcher(&m, &allowance).unwrap();
-        hot.build(&m, HOT_AFTER);
-        assert!(hot.is_built());
-        let built = left(&allowance);
-        assert!(built.0 < MEMORY && built.1 < WORK, "{built:?}");
-        hot.build(&m, 4 * HOT_AFTER);
-        assert_eq!(left(&allowance), built);
+        with_split_group(|m| {
+            let allowance = Allowance::new();
+            let hot = Hot::for_matcher(m, &allowance).unwrap();
+            hot.build(m, HOT_AFTER);
+            assert!(hot.is_built());
+            let built = left(&allowance);
+            assert!(built.0 < MEMORY && built.1 < WORK, "{built:?}");
+            hot.build(m, 4 * HOT_AFTER);
+            assert_eq!(left(&allowance), built);
+        });
     }
 
     /// The steps a build of `m`'s group takes.
@@ -335,22 +339,21 @@ mod tests {
     /// where it succeeds once they have given their steps back.
     #[test]
     fn a_build_short_of_held_steps_is_tried_again() {
-        let bytes = split_group();
-        let rules = Rules::from_bytes(bytes.as_bytes()).unwrap();
-        let m = rules.matcher("bot").unwrap();
-        let need = steps_to_build(&m);
+        with_split_group(|m| {
+            let need = steps_to_build(m);
 
-        let allowance = Allowance::new();
-        let held = allowance.take_work(WORK - need / 2);
-        let hot = Hot::for_matcher(&m, &allowance).unwrap();
-        // A count at which a build asks for the whole group budget.
-        let seen = 16 * HOT_AFTER;
-        assert!(u64::from(seen) * STEPS_PER_URL >= BUILD_WORK);
-        hot.build(&m, seen);
-        assert!(hot.dfa.get().is_none(), "given up for good");
-        allowance.give_work(held);
-        hot.build(&m, 4 * seen);
-        assert!(hot.is_built());
+            let allowance = Allowance::new();
+            let held = allowance.take_work(WORK - need / 2);
+            let hot = Hot::for_matcher(m, &allowance).unwrap();
+            // A count at which a build asks for the whole group budget.
+            let seen = 16 * HOT_AFTER;
+            assert!(u64::from(seen) * STEPS_PER_URL >= BUILD_WORK);
+            hot.build(m, seen);
+            assert!(hot.dfa.get().is_none(), "given up for good");
+            allowance.give_work(held);
+            hot.build(m, 4 * seen);
+            assert!(hot.is_built());
+        });
     }
 
     /// A threshold reached while another thread builds is left in
@@ -358,23 +361,22 @@ mod tests {
     /// later count at once.
     #[test]
     fn a_threshold_reached_during_a_build_is_tried_after_it() {
-        let bytes = split_group();
-        let rules = Rules::from_bytes(bytes.as_bytes()).unwrap();
-        let m = rules.matcher("bot").unwrap();
-        let need = steps_to_build(&m);
-        let hot = Hot::for_matcher(&m, &Allowance::new()).unwrap();
-        // While another thread builds, a threshold is only noted.
-        hot.busy.store(true, Relaxed);
-        hot.build(&m, 4 * HOT_AFTER);
-        assert_eq!(hot.missed.load(Relaxed), 4 * HOT_AFTER);
-        assert!(!hot.is_built());
-        hot.busy.store(false, Relaxed);
-        // The builder's own count allows too few steps; the noted one
-        // enough.
-        let short = u32::try_from(need / STEPS_PER_URL / 2).unwrap();
-        assert!(u64::from(short) * STEPS_PER_URL < need);
-        hot.build(&m, short);
-        assert!(hot.is_built());
-        assert_eq!(hot.missed.load(Relaxed), 0);
+        with_split_group(|m| {
+            let need = steps_to_build(m);
+            let hot = Hot::for_matcher(m, &Allowance::new()).unwrap();
+            // While another thread builds, a threshold is only noted.
+            hot.busy.store(true, Relaxed);
+            hot.build(m, 4 * HOT_AFTER);
+            assert_eq!(hot.missed.load(Relaxed), 4 * HOT_AFTER);
+            assert!(!hot.is_built());
+            hot.busy.store(false, Relaxed);
+            // The builder's own count allows too few steps; the noted one
+            // enough.
+            let short = u32::try_from(need / STEPS_PER_URL / 2).unwrap();
+            assert!(u64::from(short) * STEPS_PER_URL < need);
+            hot.build(m, short);
+            assert!(hot.is_built());
+            assert_eq!(hot.missed.load(Relaxed), 0);
+        });
     }
 }
