@@ -46,6 +46,35 @@ fn compile_refuses_rules_files_and_bundles_as_robots_txt() {
     }
 }
 
+/// A rules file or bundle given where `filter` reads URLs (the arguments
+/// in the wrong order, a glob that caught one) is refused before any
+/// output, from a file, a second file after a good one, and stdin: read
+/// as text, every line would count invalid and the run would succeed.
+#[test]
+fn filter_refuses_rules_files_and_bundles_as_url_lists() {
+    let dir = compiled_dir("filter-refuses-compiled-urls");
+    dir.write("urls.txt", "https://a.example/open\n");
+    for (file, what) in [
+        ("rules.bin", "compiled rules file"),
+        ("bundle.bin", "compiled bundle"),
+    ] {
+        let message = format!("URL list '{file}' is a {what}");
+        for inputs in [&[file][..], &["urls.txt", file]] {
+            let mut args = vec!["filter", "rules.bin", "--agent", "a"];
+            args.extend(inputs);
+            dir.run(&args).fails_without_output(&[&message, "go first"]);
+        }
+        dir.run_with(
+            &["filter", "bundle.bin", "--agent", "a"],
+            &dir.read(file),
+        )
+        .fails_without_output(&[&format!("URL list '<stdin>' is a {what}")]);
+    }
+    // A URL list is still read.
+    let out = dir.run(&["filter", "rules.bin", "--agent", "a", "urls.txt"]);
+    assert_eq!(out.ok(), "https://a.example/open\n");
+}
+
 #[test]
 fn check_and_explain_use_rules_files_and_bundles() {
     let dir = compiled_dir("check-compiled");

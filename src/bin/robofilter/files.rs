@@ -652,6 +652,16 @@ impl Kind {
             Kind::RobotsTxt
         }
     }
+
+    /// How messages name a compiled file of this kind; `None` for a
+    /// robots.txt (or any other text).
+    pub fn compiled_name(self) -> Option<&'static str> {
+        match self {
+            Kind::Rules => Some("compiled rules file"),
+            Kind::Bundle => Some("compiled bundle"),
+            Kind::RobotsTxt => None,
+        }
+    }
 }
 
 /// Loads a rules file's bytes, naming the file in errors.
@@ -742,11 +752,7 @@ pub fn check_agents(agents: &[String], dialect: Dialect) -> Result<()> {
 
 /// Fails if `bytes` are a rules file or a bundle rather than a robots.txt.
 fn refuse_compiled(bytes: &[u8], path: &Path) -> Result<()> {
-    let what = match Kind::of(bytes) {
-        Kind::RobotsTxt => return Ok(()),
-        Kind::Rules => "compiled rules file",
-        Kind::Bundle => "compiled bundle",
-    };
+    let Some(what) = Kind::of(bytes).compiled_name() else { return Ok(()) };
     bail!(
         "'{}' is a {what}, not a robots.txt; give the robots.txt it was \
          compiled from, or use the {what} with `robofilter filter`, \

@@ -303,6 +303,7 @@ impl Input {
         let head = reader
             .fill_buf()
             .with_context(|| format!("cannot read URL list '{name}'"))?;
+        refuse_compiled(head, &name)?;
         let plain = Compression::detect(head).is_none();
         Ok(Input::File { len, plain })
     }
@@ -414,6 +415,20 @@ impl Compression {
     }
 }
 
+/// Fails if a URL list starts with the magic of a rules file or a bundle:
+/// read as text, its lines would all be counted invalid and the run would
+/// succeed; most likely the files were given in the wrong order.
+fn refuse_compiled(head: &[u8], name: &str) -> Result<()> {
+    match files::Kind::of(head).compiled_name() {
+        Some(what) => bail!(
+            "URL list '{name}' is a {what}, not a list of URLs; the rules \
+             or bundle go first: `robofilter filter RULES --agent NAME \
+             FILE...`"
+        ),
+        None => Ok(()),
+    }
+}
+
 /// Wraps `r` in a decoder if it starts with a gzip or zstd magic number.
 fn decompress(
     mut r: Box<dyn BufRead + Send>,
@@ -422,6 +437,7 @@ fn decompress(
     let head = r
         .fill_buf()
         .with_context(|| format!("cannot read URL list '{name}'"))?;
+    refuse_compiled(head, name)?;
     Ok(match Compression::detect(head) {
         // Multi-member: concatenated gzip files are one stream.
         Some(Compression::Gzip) => {
