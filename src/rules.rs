@@ -1014,8 +1014,25 @@ impl<'a> Matcher<'a> {
     /// whole goes through the stack, where reading it back as one vector
     /// after word stores stalls store-to-load forwarding on every URL
     /// (`perf annotate`; BENCHMARKS.md, "a store-forwarding stall").
-    #[inline]
+    ///
+    /// A verdict DFA, the usual engine, is walked inline; the others are
+    /// a call. Out of line, the call cost `filter` 2 % of its CPU time on
+    /// one host although it saved instructions (BENCHMARKS.md, "Issue 13:
+    /// CPU time by part").
+    #[inline(always)]
     fn decide_parts(&self, lead_slash: bool, tail: &[u8]) -> Verdict {
+        match &self.engine {
+            Engine::Dfa(dfa) => dfa.decide(
+                MatchPath::from_parts(lead_slash, tail),
+                self.rules.dialect,
+            ),
+            _ => self.decide_other(lead_slash, tail),
+        }
+    }
+
+    /// [`Matcher::decide_parts`] for any engine; out of line.
+    #[inline(never)]
+    fn decide_other(&self, lead_slash: bool, tail: &[u8]) -> Verdict {
         let path = MatchPath::from_parts(lead_slash, tail);
         let dialect = self.rules.dialect;
         match &self.engine {
