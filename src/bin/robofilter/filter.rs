@@ -910,7 +910,7 @@ fn write_column(out: &mut Vec<u8>, o: Outcome) {
 /// end), to `out`. A line shorter than 128 octets that has 128 octets of
 /// the chunk from its start is copied as those 128 octets and cut back: a
 /// copy of known length is a few vector moves inline, where `memcpy` of
-/// the line's length was a call that branched on the length. 2.5 % less
+/// the line's length was a call that branched on the length. 2.4 % less
 /// CPU time on one host with `--emit all`, although it executes more
 /// instructions (BENCHMARKS.md, "Issue 13: CPU time by part").
 #[inline(always)]
