@@ -1,11 +1,13 @@
 //! Process-level tests of input edges (issue 11, items 3, 5 and 13):
-//! compiled files told by their magic, rules changed underneath a run, and
+//! compiled files told by their magic (compressed too), rules changed underneath a run, and
 //! robots.txt text escaped in human and TSV output.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::Duration;
+
+use flate2::{Compression, write::GzEncoder};
 
 use crate::util::Dir;
 
@@ -70,8 +72,32 @@ fn filter_refuses_rules_files_and_bundles_as_url_lists() {
         )
         .fails_without_output(&[&format!("URL list '<stdin>' is a {what}")]);
     }
-    // A URL list is still read.
+    // Compressed, told by the decompressed head: gzip and zstd, as a
+    // file (refused before the good file before it is output) and on
+    // stdin.
+    let rules = dir.read("rules.bin");
+    let mut gz = GzEncoder::new(Vec::new(), Compression::fast());
+    gz.write_all(&rules).unwrap();
+    let zst = zstd::encode_all(&rules[..], 1).unwrap();
+    for (file, bytes) in
+        [("rules.bin.gz", gz.finish().unwrap()), ("rules.bin.zst", zst)]
+    {
+        dir.write(file, &bytes);
+        let message = format!("URL list '{file}' is a compiled rules file");
+        let args = ["filter", "rules.bin", "--agent", "a", "urls.txt", file];
+        dir.run(&args).fails_without_output(&[&message, "go first"]);
+        dir.run_with(&["filter", "rules.bin", "--agent", "a"], &bytes)
+            .fails_without_output(&[
+                "URL list '<stdin>' is a compiled rules file",
+            ]);
+    }
+    // A URL list is still read, compressed or not.
     let out = dir.run(&["filter", "rules.bin", "--agent", "a", "urls.txt"]);
+    assert_eq!(out.ok(), "https://a.example/open\n");
+    let mut gz = GzEncoder::new(Vec::new(), Compression::fast());
+    gz.write_all(b"https://a.example/open\n").unwrap();
+    dir.write("urls.txt.gz", gz.finish().unwrap());
+    let out = dir.run(&["filter", "rules.bin", "--agent", "a", "urls.txt.gz"]);
     assert_eq!(out.ok(), "https://a.example/open\n");
 }
 

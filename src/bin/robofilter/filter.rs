@@ -305,6 +305,12 @@ impl Input {
             .with_context(|| format!("cannot read URL list '{name}'"))?;
         refuse_compiled(head, &name)?;
         let plain = Compression::detect(head).is_none();
+        if !plain {
+            // A compressed rules file or bundle is refused before any
+            // output too: its decompressed head is read now (and again when
+            // its turn comes, from the file opened again).
+            decompress(Box::new(reader), &name)?;
+        }
         Ok(Input::File { len, plain })
     }
 
@@ -429,7 +435,9 @@ fn refuse_compiled(head: &[u8], name: &str) -> Result<()> {
     }
 }
 
-/// Wraps `r` in a decoder if it starts with a gzip or zstd magic number.
+/// Wraps `r` in a decoder if it starts with a gzip or zstd magic number,
+/// refusing a rules file or bundle ([`refuse_compiled`]) whether it is
+/// compressed or not.
 fn decompress(
     mut r: Box<dyn BufRead + Send>,
     name: &str,
@@ -438,7 +446,7 @@ fn decompress(
         .fill_buf()
         .with_context(|| format!("cannot read URL list '{name}'"))?;
     refuse_compiled(head, name)?;
-    Ok(match Compression::detect(head) {
+    let mut decoder: Box<dyn Read + Send> = match Compression::detect(head) {
         // Multi-member: concatenated gzip files are one stream.
         Some(Compression::Gzip) => {
             Box::new(flate2::bufread::MultiGzDecoder::new(r))
@@ -448,9 +456,23 @@ fn decompress(
                 || format!("cannot start zstd decoding of '{name}'"),
             )?,
         ),
-        None => Box::new(r),
-    })
+        None => return Ok(Box::new(r)),
+    };
+    // The decompressed head, read whole (a decoder's first read may be
+    // short), then given back in front of the rest.
+    let mut head = Vec::with_capacity(DECOMPRESSED_HEAD);
+    decoder
+        .by_ref()
+        .take(DECOMPRESSED_HEAD as u64)
+        .read_to_end(&mut head)
+        .with_context(|| format!("cannot decompress URL list '{name}'"))?;
+    refuse_compiled(&head, name)?;
+    Ok(Box::new(io::Cursor::new(head).chain(decoder)))
 }
+
+/// How much of a compressed URL list [`decompress`] reads up front: more
+/// than the longest magic [`refuse_compiled`] looks for.
+const DECOMPRESSED_HEAD: usize = 64;
 
 /// Line counts. Every line is exactly one of allowed, disallowed, unknown
 /// or invalid (by its outcome for all agents together,
