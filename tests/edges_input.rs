@@ -101,6 +101,36 @@ fn filter_refuses_rules_files_and_bundles_as_url_lists() {
     assert_eq!(out.ok(), "https://a.example/open\n");
 }
 
+/// One stream named twice among the URL lists (`- -`, `-` and
+/// `/dev/stdin` on a pipe) is refused before any output, by `filter` and
+/// `shard`: each reading took part of the lines, spliced where the other
+/// stopped, and verdicts came out for URLs that were never in the input.
+/// A regular file named twice is read twice.
+#[test]
+fn one_stream_named_twice_is_refused() {
+    let dir = compiled_dir("stream-twice");
+    let urls = "https://a.example/private/aaaa\n".repeat(2000);
+    let filter = ["filter", "rules.bin", "--agent", "a", "--emit", "all"];
+    for inputs in [["-", "-"], ["-", "/dev/stdin"]] {
+        let mut args = filter.to_vec();
+        args.extend(inputs);
+        dir.run_with(&args, urls.as_bytes()).fails_without_output(&[
+            &format!(
+                "URL list '{}' is given twice",
+                inputs[1].replace('-', "<stdin>")
+            ),
+            "can be read only once",
+        ]);
+    }
+    dir.run_with(&["shard", "--shards", "2", "-", "-"], urls.as_bytes())
+        .fails_without_output(&["URL list '<stdin>' is given twice"]);
+    dir.write("urls.txt", &urls);
+    let mut args = filter.to_vec();
+    args.extend(["urls.txt", "urls.txt"]);
+    let out = dir.run(&args).ok();
+    assert_eq!(out, "disallow\thttps://a.example/private/aaaa\n".repeat(4000));
+}
+
 #[test]
 fn check_and_explain_use_rules_files_and_bundles() {
     let dir = compiled_dir("check-compiled");

@@ -300,7 +300,7 @@ pub struct CompileArgs {
     /// `explain` and `inspect` take the directory wherever they take a
     /// bundle.
     #[arg(long, value_name = "N", conflicts_with = "robots",
-          value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::shards::MAX_SHARDS)))]
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_SHARDS)))]
     pub shards: Option<u32>,
     /// The rules file or bundle to write (`-`: stdout). A regular file is
     /// replaced atomically and keeps its permissions; through a symbolic
@@ -386,6 +386,10 @@ pub enum SchemeArg {
     /// `http://HOST/robots.txt`.
     Http,
 }
+
+/// The most shards a directory may have (`--shards`; a shard directory's
+/// `index.json` with more is refused).
+pub const MAX_SHARDS: u32 = 1 << 16;
 
 /// The User-Agent header `fetch` sends unless told otherwise.
 pub const DEFAULT_USER_AGENT: &str =
@@ -514,7 +518,7 @@ pub struct ExplainArgs {
 pub struct ShardArgs {
     /// The number of shards.
     #[arg(long, value_name = "N", required = true,
-          value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::shards::MAX_SHARDS)))]
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_SHARDS)))]
     pub shards: u32,
     /// Where to write (`-`: stdout, the default).
     #[arg(short, long, value_name = "OUT")]

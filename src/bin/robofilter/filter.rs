@@ -32,7 +32,7 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::fs::File;
-use std::io::{self, BufRead, IoSlice, IsTerminal, Read, Seek};
+use std::io::{self, IoSlice, IsTerminal, Read, Seek};
 use std::ops::{AddAssign, ControlFlow, Range};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, mpsc};
@@ -49,6 +49,7 @@ use robofilter::{
 use crate::args::{Emit, FilterArgs};
 use crate::explain::escape_tail;
 use crate::files::{self, Compiled, Output};
+use crate::input::{Input, Source};
 use crate::shards::{self, ShardIndex};
 
 /// The target chunk length; a chunk extends to the end of its last line.
@@ -94,6 +95,7 @@ pub fn run(args: FilterArgs) -> Result<()> {
              (name the URL list as a FILE, or the rules file as RULES)"
         );
     }
+    crate::input::check_streams_once(&paths)?;
     // Before any work: an output that is an input would destroy it, and a
     // missing output directory is better known now than after the run.
     let mut read: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
@@ -268,211 +270,6 @@ fn progress_bar(inputs: &[Input]) -> Option<ProgressBar> {
     };
     Some(bar)
 }
-
-/// One input, checked before any output. Regular files are closed after
-/// the check and opened again when their turn comes, so that many inputs
-/// do not each hold a descriptor (EMFILE); a plain one is then
-/// memory-mapped, which spares the copy a read makes (see BENCHMARKS.md,
-/// and [`files::map_window`] for a file cut underneath the run).
-pub enum Input {
-    /// Stdin, a pipe or a FIFO (decompressed if need be), kept open.
-    Stream(Box<dyn Read + Send>),
-    /// A regular file, `len` octets long when checked; `plain` if it is
-    /// not compressed.
-    File { len: u64, plain: bool },
-}
-
-impl Input {
-    /// Opens `path` (`-`: stdin), telling its compression.
-    pub fn open(path: &Path) -> Result<Input> {
-        const WHAT: &str = "URL list";
-        let name = files::display(path);
-        if files::is_stdin(path) {
-            let stdin = Box::new(io::BufReader::new(io::stdin()));
-            return Ok(Input::Stream(decompress(stdin, &name)?));
-        }
-        let (file, len) = files::open(path, WHAT)?;
-        let Some(len) = len else {
-            let stream = Box::new(io::BufReader::new(file));
-            return Ok(Input::Stream(decompress(stream, &name)?));
-        };
-        if len == 0 {
-            return Ok(Input::File { len, plain: true });
-        }
-        let mut reader = io::BufReader::new(file);
-        let head = reader
-            .fill_buf()
-            .with_context(|| format!("cannot read URL list '{name}'"))?;
-        refuse_compiled(head, &name)?;
-        let plain = Compression::detect(head).is_none();
-        if !plain {
-            // A compressed rules file or bundle is refused before any
-            // output too: its decompressed head is read now (and again when
-            // its turn comes, from the file opened again).
-            decompress(Box::new(reader), &name)?;
-        }
-        Ok(Input::File { len, plain })
-    }
-
-    /// The length of a plain regular file.
-    fn len(&self) -> Option<u64> {
-        match *self {
-            Input::File { len, plain: true } => Some(len),
-            _ => None,
-        }
-    }
-
-    /// The input's octets: a plain regular file is opened again, to be
-    /// memory-mapped; anything else is read (and decompressed).
-    fn into_source(self, path: &Path) -> Result<Source> {
-        let Input::File { len, plain: true } = self else {
-            return Ok(Source::Stream(self.into_reader(path)?));
-        };
-        let (file, now) = reopen(path, len)?;
-        let mut head = [0; 4];
-        let head_len = now.unwrap_or(0).min(4) as usize;
-        std::os::unix::fs::FileExt::read_exact_at(
-            &file,
-            &mut head[..head_len],
-            0,
-        )
-        .with_context(|| {
-            format!("cannot read URL list '{}'", files::display(path))
-        })?;
-        // Still plain (it may have been rewritten since it was checked).
-        // An empty one is read: a file whose size says 0 may still have
-        // octets to read (procfs).
-        match now {
-            Some(now)
-                if now > 0
-                    && Compression::detect(&head[..head_len]).is_none() =>
-            {
-                return Ok(Source::Mapped { file, len: now });
-            }
-            _ => {}
-        }
-        Ok(Source::Stream(file_reader(file, now, path)?))
-    }
-
-    /// The input's octets, decompressed: a regular file is opened again.
-    pub fn into_reader(self, path: &Path) -> Result<Box<dyn Read + Send>> {
-        match self {
-            Input::Stream(r) => Ok(r),
-            Input::File { len, .. } => {
-                let (file, now) = reopen(path, len)?;
-                file_reader(file, now, path)
-            }
-        }
-    }
-}
-
-/// The reader of a URL list file opened again (`now` octets long, if it is
-/// still a regular file), decompressed, which fails if the file ends
-/// before that length ([`files::Whole`]).
-fn file_reader(
-    file: File,
-    now: Option<u64>,
-    path: &Path,
-) -> Result<Box<dyn Read + Send>> {
-    let file = files::Whole::new(file, now.unwrap_or(0));
-    decompress(Box::new(io::BufReader::new(file)), &files::display(path))
-}
-
-/// Opens the URL list `path`, `len` octets long when it was checked, again
-/// when its turn comes: the file and its length now (`None` if it is no
-/// longer a regular file). A file grown since is read as far as it goes;
-/// one that is shorter was cut underneath the run, an error.
-fn reopen(path: &Path, len: u64) -> Result<(File, Option<u64>)> {
-    let (file, now) = files::open(path, "URL list")?;
-    match now {
-        Some(now) if now < len => {
-            let name = files::display(path);
-            bail!("URL list '{name}': {}", files::shrank(len, now))
-        }
-        _ => Ok((file, now)),
-    }
-}
-
-/// A URL list's octets as the run reads them.
-enum Source {
-    /// A plain regular file of `len` octets, memory-mapped window by
-    /// window.
-    Mapped { file: File, len: u64 },
-    /// Anything else, read in blocks.
-    Stream(Box<dyn Read + Send>),
-}
-
-/// A compressed input format, told by its magic bytes.
-#[derive(Clone, Copy, Debug, Eq, PartialEq)]
-enum Compression {
-    Gzip,
-    Zstd,
-}
-
-impl Compression {
-    fn detect(head: &[u8]) -> Option<Compression> {
-        if head.starts_with(&[0x1f, 0x8b]) {
-            Some(Compression::Gzip)
-        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
-            Some(Compression::Zstd)
-        } else {
-            None
-        }
-    }
-}
-
-/// Fails if a URL list starts with the magic of a rules file or a bundle:
-/// read as text, its lines would all be counted invalid and the run would
-/// succeed; most likely the files were given in the wrong order.
-fn refuse_compiled(head: &[u8], name: &str) -> Result<()> {
-    match files::Kind::of(head).compiled_name() {
-        Some(what) => bail!(
-            "URL list '{name}' is a {what}, not a list of URLs; the rules \
-             or bundle go first: `robofilter filter RULES --agent NAME \
-             FILE...`"
-        ),
-        None => Ok(()),
-    }
-}
-
-/// Wraps `r` in a decoder if it starts with a gzip or zstd magic number,
-/// refusing a rules file or bundle ([`refuse_compiled`]) whether it is
-/// compressed or not.
-fn decompress(
-    mut r: Box<dyn BufRead + Send>,
-    name: &str,
-) -> Result<Box<dyn Read + Send>> {
-    let head = r
-        .fill_buf()
-        .with_context(|| format!("cannot read URL list '{name}'"))?;
-    refuse_compiled(head, name)?;
-    let mut decoder: Box<dyn Read + Send> = match Compression::detect(head) {
-        // Multi-member: concatenated gzip files are one stream.
-        Some(Compression::Gzip) => {
-            Box::new(flate2::bufread::MultiGzDecoder::new(r))
-        }
-        Some(Compression::Zstd) => Box::new(
-            zstd::stream::read::Decoder::with_buffer(r).with_context(
-                || format!("cannot start zstd decoding of '{name}'"),
-            )?,
-        ),
-        None => return Ok(Box::new(r)),
-    };
-    // The decompressed head, read whole (a decoder's first read may be
-    // short), then given back in front of the rest.
-    let mut head = Vec::with_capacity(DECOMPRESSED_HEAD);
-    decoder
-        .by_ref()
-        .take(DECOMPRESSED_HEAD as u64)
-        .read_to_end(&mut head)
-        .with_context(|| format!("cannot decompress URL list '{name}'"))?;
-    refuse_compiled(&head, name)?;
-    Ok(Box::new(io::Cursor::new(head).chain(decoder)))
-}
-
-/// How much of a compressed URL list [`decompress`] reads up front: more
-/// than the longest magic [`refuse_compiled`] looks for.
-const DECOMPRESSED_HEAD: usize = 64;
 
 /// Line counts. Every line is exactly one of allowed, disallowed, unknown
 /// or invalid (by its outcome for all agents together,
@@ -1994,19 +1791,5 @@ mod tests {
             "{\"url\":null,\"verdict\":\"invalid\",\"host\":null,\
              \"reason\":\"not a URL\",\"line\":null,\"pattern\":null}\n"
         );
-    }
-
-    #[test]
-    fn compression_is_told_by_magic() {
-        assert_eq!(
-            Compression::detect(b"\x1f\x8b\x08"),
-            Some(Compression::Gzip)
-        );
-        assert_eq!(
-            Compression::detect(b"\x28\xb5\x2f\xfd\x00"),
-            Some(Compression::Zstd)
-        );
-        assert_eq!(Compression::detect(b"http://"), None);
-        assert_eq!(Compression::detect(b""), None);
     }
 }

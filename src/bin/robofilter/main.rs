@@ -19,6 +19,7 @@ mod explain;
 mod fetch;
 mod files;
 mod filter;
+mod input;
 mod inspect;
 mod shards;
 mod sources;

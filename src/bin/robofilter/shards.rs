@@ -16,9 +16,9 @@ use robofilter::{
     UrlChecker,
 };
 
-use crate::args::ShardArgs;
+use crate::args::{MAX_SHARDS, ShardArgs};
 use crate::files::{self, Arena, BundleIndex, MemberFile, Output};
-use crate::filter::Input;
+use crate::input::Input;
 
 /// The index file of a shard directory.
 pub const INDEX_NAME: &str = "index.json";
@@ -28,9 +28,6 @@ pub const FORMAT: &str = "robofilter-shards";
 
 /// The version of the shard directory layout (`index.json`'s `version`).
 pub const VERSION: u32 = 1;
-
-/// The most shards a directory may have.
-pub const MAX_SHARDS: u32 = 1 << 16;
 
 /// The file name of shard `i` of `n`: `shard-00003-of-00008.bundle`.
 pub fn shard_name(i: u32, n: u32) -> String {
@@ -411,6 +408,7 @@ pub fn run(args: ShardArgs) -> Result<()> {
     } else {
         args.inputs.clone()
     };
+    crate::input::check_streams_once(&paths)?;
     if let Some(out) = &args.output {
         let read: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
         files::check_output_not_input(out, &read)?;
