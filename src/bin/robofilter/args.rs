@@ -90,6 +90,11 @@ pub enum Command {
     /// the order given; with several agents, one verdict column per agent
     /// (`allow<TAB>disallow<TAB>URL`). A robots.txt is compiled in memory
     /// for the agents; a rules file or a bundle is used as it is.
+    ///
+    /// Each URL is read as google/robotstxt reads any string: an empty one
+    /// is the path `/`, `example.com/a` has the path `/a`. (`filter`, which
+    /// reads frontier lines, counts a line that does not start with
+    /// `scheme://` invalid instead.)
     #[command(after_help = EXIT_CODES)]
     Check(CheckArgs),
     /// Compile a robots.txt into a rules file, or many hosts' robots.txt
