@@ -48,6 +48,103 @@ fn compile_refuses_rules_files_and_bundles_as_robots_txt() {
     }
 }
 
+/// A gzip or zstd robots.txt is refused where one is compiled (`compile`,
+/// `check`; a file and stdin), and is a bad member of a hosts directory:
+/// read as text it has no rules, and every URL was allowed (exit 0).
+#[test]
+fn compressed_robots_txt_is_refused_not_read_as_allow_all() {
+    let dir = compiled_dir("compressed-robots");
+    let mut gz = GzEncoder::new(Vec::new(), Compression::fast());
+    gz.write_all(ROBOTS_A.as_bytes()).unwrap();
+    let gz = gz.finish().unwrap();
+    let zst = zstd::encode_all(ROBOTS_A.as_bytes(), 1).unwrap();
+    for (file, bytes, tool) in [("r.gz", &gz, "gzip"), ("r.zst", &zst, "zstd")]
+    {
+        dir.write(file, bytes);
+        let message =
+            format!("'{file}' is {tool}-compressed, not a robots.txt");
+        dir.run(&["compile", file, "-o", "out.bin"]).fails_without_output(&[
+            &message,
+            &format!("{tool} -dc '{file}'"),
+        ]);
+        assert!(!dir.path.join("out.bin").exists(), "{file}: output written");
+        dir.run_with(&["compile", "-", "-o", "out.bin"], bytes)
+            .fails_without_output(&[&format!(
+                "'<stdin>' is {tool}-compressed"
+            )]);
+        dir.run(&[
+            "check",
+            "--agent",
+            "a",
+            file,
+            "http://a.example/private/x",
+        ])
+        .fails_without_output(&[&message]);
+    }
+    std::fs::create_dir(dir.path.join("gz-hosts")).unwrap();
+    dir.write("gz-hosts/a.example.txt", ROBOTS_A);
+    dir.write("gz-hosts/b.example.txt", &gz);
+    let run = dir.run(&["compile", "--hosts", "gz-hosts", "-o", "gz.bundle"]);
+    run.ok();
+    assert!(
+        run.stderr
+            .contains("b.example.txt: gzip-compressed, not a robots.txt")
+            && run.stderr.contains("host 'b.example' recorded as unreadable"),
+        "{}",
+        run.stderr
+    );
+    let out = dir.run(&[
+        "check",
+        "--agent",
+        "a",
+        "gz.bundle",
+        "http://b.example/open",
+    ]);
+    assert_eq!(out.ok(), "disallow\thttp://b.example/open\n");
+}
+
+/// `compile` warns when a robots.txt has no group and lines it did not
+/// understand (UTF-16, binary data, an HTML page): every URL is allowed,
+/// and the file is most likely not a robots.txt. A file of comments and
+/// sitemaps, or an empty one, is a robots.txt that allows everything:
+/// no warning.
+#[test]
+fn compile_warns_of_a_file_with_no_group_and_nothing_understood() {
+    let dir = Dir::new("no-group-warning");
+    let utf16: Vec<u8> = [0xff, 0xfe]
+        .into_iter()
+        .chain(ROBOTS_A.encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    dir.write("utf16.txt", &utf16);
+    dir.write("page.txt", "<html><body>Not found</body></html>\n");
+    dir.write("sitemap.txt", "# nothing\nSitemap: https://a.example/s.xml\n");
+    dir.write("empty.txt", "");
+    for (file, warned) in [
+        ("utf16.txt", Some("UTF-16 byte-order mark")),
+        ("page.txt", Some("1 line not understood")),
+        ("sitemap.txt", None),
+        ("empty.txt", None),
+    ] {
+        let run = dir.run(&["compile", file, "-o", "out.bin"]);
+        run.ok();
+        let warning = format!("warning: '{file}' has no group");
+        match warned {
+            Some(why) => assert!(
+                run.stderr.contains(&warning)
+                    && run.stderr.contains(why)
+                    && run.stderr.contains("every URL is allowed"),
+                "{file}: {}",
+                run.stderr
+            ),
+            None => assert!(
+                !run.stderr.contains("warning"),
+                "{file}: {}",
+                run.stderr
+            ),
+        }
+    }
+}
+
 /// A rules file or bundle given where `filter` reads URLs (the arguments
 /// in the wrong order, a glob that caught one) is refused before any
 /// output, from a file, a second file after a good one, and stdin: read

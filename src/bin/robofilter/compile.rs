@@ -153,6 +153,9 @@ fn single(
     let rules = files::load_rules(&bytes, output)
         .context("internal error: the compiled rules do not load")?;
     write(out, &bytes)?;
+    if let Some(warning) = no_group_warning(&body, dialect, robots, output) {
+        diag!("robofilter: warning: {warning}");
+    }
 
     let engines = EngineCounts::of(&rules);
     let agents = rules.agents().count();
@@ -167,6 +170,60 @@ fn single(
         start.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// A warning for a robots.txt with no group and lines the parser did not
+/// understand: every URL is allowed, which is what the file says if it is
+/// one, but more likely it is not a robots.txt at all (an HTML page, a
+/// UTF-16 file, binary data). `None` for an empty file, one of comments or
+/// of records that are not rules (`Sitemap:`), or one with a group.
+fn no_group_warning(
+    body: &[u8],
+    dialect: Dialect,
+    robots: &Path,
+    output: &Path,
+) -> Option<String> {
+    use robofilter::DiagnosticKind as K;
+    let parsed = robofilter::RobotsTxt::parse(body, dialect);
+    if !parsed.groups().is_empty() {
+        return None;
+    }
+    // A line may have several diagnostics (no colon, then no key).
+    let mut lines: Vec<u32> = parsed
+        .diagnostics()
+        .iter()
+        .filter(|d| {
+            matches!(
+                d.kind(),
+                K::MissingColon
+                    | K::UnknownKey(_)
+                    | K::InvalidLine
+                    | K::RuleOutsideGroup
+                    | K::NulInLine
+            )
+        })
+        .map(|d| d.line())
+        .collect();
+    lines.dedup();
+    let not_understood = lines.len();
+    if not_understood == 0 {
+        return None;
+    }
+    let utf16 = match body {
+        [0xff, 0xfe, ..] | [0xfe, 0xff, ..] => {
+            " It starts with a UTF-16 byte-order mark: a robots.txt is \
+             UTF-8 (RFC 9309); convert it with `iconv -f UTF-16 -t UTF-8`."
+        }
+        _ => "",
+    };
+    Some(format!(
+        "'{}' has no group and {} not understood, so every URL is allowed: \
+         is it a robots.txt?{utf16} (`robofilter inspect {}` lists the \
+         lines)",
+        files::display(robots),
+        count(not_understood, "line"),
+        files::display(output),
+    ))
 }
 
 /// Compiles many hosts into a bundle.

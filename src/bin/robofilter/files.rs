@@ -750,15 +750,66 @@ pub fn check_agents(agents: &[String], dialect: Dialect) -> Result<()> {
     Ok(())
 }
 
-/// Fails if `bytes` are a rules file or a bundle rather than a robots.txt.
+/// A compressed input format, told by its magic bytes.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub enum Compression {
+    Gzip,
+    Zstd,
+}
+
+impl Compression {
+    /// The format `head` (a file's first octets) starts with, if any.
+    pub fn detect(head: &[u8]) -> Option<Compression> {
+        if head.starts_with(&[0x1f, 0x8b]) {
+            Some(Compression::Gzip)
+        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+            Some(Compression::Zstd)
+        } else {
+            None
+        }
+    }
+}
+
+/// What `bytes` are if they are not robots.txt text but a file robofilter
+/// or a compressor wrote, told by the magic bytes (`a compiled rules
+/// file`, `a compiled bundle`, `gzip-compressed`, `zstd-compressed`): read
+/// as text, such a file has no rules, and every URL would be allowed.
+pub fn not_robots_txt(bytes: &[u8]) -> Option<&'static str> {
+    match (Kind::of(bytes), Compression::detect(bytes)) {
+        (Kind::Rules, _) => Some("a compiled rules file"),
+        (Kind::Bundle, _) => Some("a compiled bundle"),
+        (_, Some(Compression::Gzip)) => Some("gzip-compressed"),
+        (_, Some(Compression::Zstd)) => Some("zstd-compressed"),
+        (Kind::RobotsTxt, None) => None,
+    }
+}
+
+/// Fails if `bytes` are not robots.txt text ([`not_robots_txt`]), saying
+/// what to give instead.
 fn refuse_compiled(bytes: &[u8], path: &Path) -> Result<()> {
-    let Some(what) = Kind::of(bytes).compiled_name() else { return Ok(()) };
-    bail!(
-        "'{}' is a {what}, not a robots.txt; give the robots.txt it was \
-         compiled from, or use the {what} with `robofilter filter`, \
-         `check`, `explain` or `inspect`",
-        display(path)
-    )
+    let name = display(path);
+    match (not_robots_txt(bytes), Compression::detect(bytes)) {
+        (None, _) => Ok(()),
+        (Some(what), Some(_)) => {
+            let tool = what.trim_end_matches("-compressed");
+            let file = match is_stdin(path) {
+                true => "FILE".to_string(),
+                false => format!("'{name}'"),
+            };
+            bail!(
+                "'{name}' is {what}, not a robots.txt; decompress it first \
+                 (`{tool} -dc {file} | robofilter compile - -o RULES`)"
+            )
+        }
+        (Some(what), None) => {
+            let kind = what.trim_start_matches("a compiled ");
+            bail!(
+                "'{name}' is {what}, not a robots.txt; give the robots.txt \
+                 it was compiled from, or use the {kind} with `robofilter \
+                 filter`, `check`, `explain` or `inspect`"
+            )
+        }
+    }
 }
 
 /// Compiles a robots.txt in memory into aligned rules-file bytes.
@@ -1664,6 +1715,19 @@ pub fn os_bytes(s: &std::ffi::OsStr) -> std::borrow::Cow<'_, [u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[test]
+    fn compression_is_told_by_magic() {
+        assert_eq!(
+            Compression::detect(b"\x1f\x8b\x08"),
+            Some(Compression::Gzip)
+        );
+        assert_eq!(
+            Compression::detect(b"\x28\xb5\x2f\xfd\x00"),
+            Some(Compression::Zstd)
+        );
+        assert_eq!(Compression::detect(b"http://"), None);
+        assert_eq!(Compression::detect(b""), None);
+    }
 
     /// Whatever the size hint (too small, exact, too large), the whole
     /// input is read, aligned, in reads of any size.

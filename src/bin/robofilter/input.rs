@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-use crate::files;
+use crate::files::{self, Compression};
 
 /// One input, checked before any output. Regular files are closed after
 /// the check and opened again when their turn comes, so that many inputs
@@ -184,25 +184,6 @@ pub enum Source {
     Stream(Box<dyn Read + Send>),
 }
 
-/// A compressed input format, told by its magic bytes.
-#[derive(Clone, Copy, Debug, Eq, PartialEq)]
-enum Compression {
-    Gzip,
-    Zstd,
-}
-
-impl Compression {
-    fn detect(head: &[u8]) -> Option<Compression> {
-        if head.starts_with(&[0x1f, 0x8b]) {
-            Some(Compression::Gzip)
-        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
-            Some(Compression::Zstd)
-        } else {
-            None
-        }
-    }
-}
-
 /// Fails if a URL list starts with the magic of a rules file or a bundle:
 /// read as text, its lines would all be counted invalid and the run would
 /// succeed; most likely the files were given in the wrong order.
@@ -255,22 +236,3 @@ fn decompress(
 /// How much of a compressed URL list [`decompress`] reads up front: more
 /// than the longest magic [`refuse_compiled`] looks for.
 const DECOMPRESSED_HEAD: usize = 64;
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn compression_is_told_by_magic() {
-        assert_eq!(
-            Compression::detect(b"\x1f\x8b\x08"),
-            Some(Compression::Gzip)
-        );
-        assert_eq!(
-            Compression::detect(b"\x28\xb5\x2f\xfd\x00"),
-            Some(Compression::Zstd)
-        );
-        assert_eq!(Compression::detect(b"http://"), None);
-        assert_eq!(Compression::detect(b""), None);
-    }
-}

@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 use robofilter::{Fetch, normalize_host};
 
 use super::{HostSource, Limits, SourceStats, count, examples, read_capped};
+use crate::files;
 
 /// Reads `DIR/<host>.txt` files, sorted by name: each is that host's
 /// robots.txt, fetched with status 200. Other files and subdirectories are
@@ -145,6 +146,9 @@ fn read_member(
         .map_err(|e| format!("cannot read: {e}"))?;
     if more && !limits.cut_ok {
         return Err(limits.too_large());
+    }
+    if let Some(what) = files::not_robots_txt(&body) {
+        return Err(format!("{what}, not a robots.txt (replace it with one)"));
     }
     Ok(body)
 }
