@@ -803,6 +803,18 @@ fn filter_reads_gzip_and_zstd_and_prints_json() {
         let stdin = dir.read(input);
         let run = dir.run_with(&[&all[..], &["-"]].concat(), &stdin);
         assert_eq!(run.ok(), want, "{input} on stdin");
+        // Cut short: an error that says how far it read and what to do,
+        // and with -o no output.
+        let bytes = dir.read(input);
+        dir.write("cut", &bytes[..bytes.len() - 6]);
+        let tool = if input == "u.gz" { "gzip" } else { "zstd" };
+        dir.run(&[&all[..], &["cut", "-o", "out.txt"]].concat())
+            .fails_without_output(&[
+                "URL list 'cut'",
+                "decompressed octets: the file is damaged or cut",
+                &format!("`{tool} -t FILE` checks it"),
+            ]);
+        assert!(!dir.path.join("out.txt").exists(), "{input}: output written");
     }
     let json =
         dir.run(&[&all[..], &["--json", "--explain", "u.txt"]].concat()).ok();

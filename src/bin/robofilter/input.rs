@@ -209,7 +209,8 @@ fn decompress(
         .fill_buf()
         .with_context(|| format!("cannot read URL list '{name}'"))?;
     refuse_compiled(head, name)?;
-    let mut decoder: Box<dyn Read + Send> = match Compression::detect(head) {
+    let compression = Compression::detect(head);
+    let inner: Box<dyn Read + Send> = match compression {
         // Multi-member: concatenated gzip files are one stream.
         Some(Compression::Gzip) => {
             Box::new(flate2::bufread::MultiGzDecoder::new(r))
@@ -221,6 +222,11 @@ fn decompress(
         ),
         None => return Ok(Box::new(r)),
     };
+    let tool = match compression {
+        Some(Compression::Zstd) => "zstd",
+        _ => "gzip",
+    };
+    let mut decoder = Decoded { inner, tool, read: 0 };
     // The decompressed head, read whole (a decoder's first read may be
     // short), then given back in front of the rest.
     let mut head = Vec::with_capacity(DECOMPRESSED_HEAD);
@@ -231,6 +237,39 @@ fn decompress(
         .with_context(|| format!("cannot decompress URL list '{name}'"))?;
     refuse_compiled(&head, name)?;
     Ok(Box::new(io::Cursor::new(head).chain(decoder)))
+}
+
+/// A decoder whose errors say how far it got and what to do: a damaged
+/// stream is found out only when its checksum fails (at the end of a
+/// gzip member), so lines decoded from the damage may have been decided
+/// and written to stdout already.
+struct Decoded {
+    inner: Box<dyn Read + Send>,
+    tool: &'static str,
+    /// Decompressed octets read so far.
+    read: u64,
+}
+
+impl Read for Decoded {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self.inner.read(buf) {
+            Ok(n) => {
+                self.read += n as u64;
+                Ok(n)
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => Err(e),
+            Err(e) => Err(io::Error::new(
+                e.kind(),
+                format!(
+                    "{e}, after {} decompressed octets: the file is damaged \
+                     or cut (`{} -t FILE` checks it). Lines before that \
+                     point may have been written to stdout already; with \
+                     -o OUT nothing is written unless the whole input reads",
+                    self.read, self.tool
+                ),
+            )),
+        }
+    }
 }
 
 /// How much of a compressed URL list [`decompress`] reads up front: more
