@@ -631,6 +631,15 @@ fn usage_errors_exit_2_and_help_documents_exit_codes() {
     assert_eq!(run.code, Some(2), "{}", run.stderr);
     let run = dir.run(&["filter", "rules.bin", "--agent", "x", "-j", "0"]);
     assert_eq!(run.code, Some(2), "{}", run.stderr);
+    // No line is a URL of at most 0 octets.
+    let args = ["filter", "rules.bin", "--agent", "x", "--max-url-len", "0"];
+    dir.run(&args).fails(&["--max-url-len", "0 is not in 1.."]);
+    // A directory where a bundle may go: not a shard directory either.
+    std::fs::create_dir(dir.path.join("not-shards")).unwrap();
+    dir.run(&["filter", "not-shards", "--agent", "x"]).fails(&[
+        "'not-shards' is a directory",
+        "or a shard directory, which has an index.json",
+    ]);
     let help = dir.run(&["--help"]).ok();
     assert!(help.contains("Exit status:"), "{help}");
     let help = dir.run(&["filter", "--help"]).ok();

@@ -3,6 +3,7 @@
 //! `-o` naming an input, signals, an unwritable stderr, resource limits,
 //! usage messages, and the man page and completions.
 
+use std::fs::OpenOptions;
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -229,6 +230,20 @@ fn output_naming_an_input_is_refused() {
         .unwrap();
     Run::from_output(args.join(" "), out)
         .fails(&["output 'urls.txt'", "input '<stdin>'"]);
+    // Stdout opened on an input without truncating it (`1<>urls.txt`,
+    // `>>urls.txt`), for `filter` and `shard`.
+    let shard = ["shard", "--shards", "2", "urls.txt"];
+    for args in [&filter(&["urls.txt"])[..], &shard[..]] {
+        for open in [
+            OpenOptions::new().read(true).write(true).clone(),
+            OpenOptions::new().append(true).clone(),
+        ] {
+            let stdout = open.open(dir.join("urls.txt")).unwrap();
+            let out = dir.command(args).stdout(stdout).output().unwrap();
+            Run::from_output(args.join(" "), out)
+                .fails(&["stdout is the input 'urls.txt'", "-o OUT"]);
+        }
+    }
     let compile_cases: &[&[&str]] = &[
         &["compile", "robots.txt", "-o", "robots.txt"],
         &["compile", "--hosts", "hosts", "-o", "hosts/a.example.txt"],

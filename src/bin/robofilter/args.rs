@@ -354,7 +354,8 @@ pub struct FilterArgs {
     /// Lines longer than this many octets (URL and fields, without `\n`
     /// and a trailing `\r`) are not URLs: counted as invalid and reported,
     /// never decided.
-    #[arg(long, value_name = "OCTETS", default_value_t = 65_536)]
+    #[arg(long, value_name = "OCTETS", default_value_t = 65_536,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub max_url_len: usize,
     /// Add why: one reason column per agent, after the verdict columns and
     /// before the line (or `reason`, `line` and `pattern`, or `reasons`

@@ -99,7 +99,16 @@ pub fn open(path: &Path, what: &str) -> Result<(File, Option<u64>)> {
         .metadata()
         .with_context(|| format!("cannot stat {what} '{}'", path.display()))?;
     if meta.is_dir() {
-        bail!("{what} '{}' is a directory (expected a file)", path.display());
+        // Where a bundle may go, a shard directory may too: say what is
+        // missing from this one.
+        let shards = match what.contains("bundle") {
+            true => " or a shard directory, which has an index.json",
+            false => "",
+        };
+        bail!(
+            "{what} '{}' is a directory (expected a file{shards})",
+            path.display()
+        );
     }
     let len = meta.is_file().then_some(meta.len());
     Ok((file, len))
@@ -1530,6 +1539,37 @@ pub fn check_output_not_input(out: &Path, inputs: &[&Path]) -> Result<()> {
                     "output '{}' is the input '{}' (the same file): writing \
                      it would destroy the input; choose another output",
                     out.display(),
+                    display(input)
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Fails if stdout is redirected to one of `inputs` (`> u.txt` or
+/// `1<>u.txt` for the URL list `u.txt`): writing it would destroy the
+/// input as it is read. Only a regular file can be both.
+pub fn check_stdout_not_input(inputs: &[&Path]) -> Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        use std::os::unix::fs::MetadataExt;
+        let stdout = io::stdout().as_fd().try_clone_to_owned().ok();
+        let Some(o) = stdout.and_then(|fd| File::from(fd).metadata().ok())
+        else {
+            return Ok(());
+        };
+        if !o.is_file() {
+            return Ok(());
+        }
+        for input in inputs.iter().filter(|i| !is_stdin(i)) {
+            let meta = fs::metadata(input).ok();
+            if meta.is_some_and(|i| (i.dev(), i.ino()) == (o.dev(), o.ino())) {
+                bail!(
+                    "stdout is the input '{}' (the same file): writing it \
+                     would destroy the input; redirect stdout elsewhere or \
+                     give -o OUT",
                     display(input)
                 );
             }

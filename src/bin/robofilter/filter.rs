@@ -103,8 +103,9 @@ pub fn run(args: FilterArgs) -> Result<()> {
     // A shard directory's files are inputs too (read later, lazily).
     let shard_files = shards::files_of(&args.rules);
     read.extend(shard_files.iter().map(PathBuf::as_path));
-    if let Some(out) = &args.output {
-        files::check_output_not_input(out, &read)?;
+    match &args.output {
+        Some(out) => files::check_output_not_input(out, &read)?,
+        None => files::check_stdout_not_input(&read)?,
     }
     let out = Output::new(args.output.as_deref())?;
 

@@ -409,9 +409,10 @@ pub fn run(args: ShardArgs) -> Result<()> {
         args.inputs.clone()
     };
     crate::input::check_streams_once(&paths)?;
-    if let Some(out) = &args.output {
-        let read: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
-        files::check_output_not_input(out, &read)?;
+    let read: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+    match &args.output {
+        Some(out) => files::check_output_not_input(out, &read)?,
+        None => files::check_stdout_not_input(&read)?,
     }
     let mut out = Output::new(args.output.as_deref())?;
     // Every input is opened before any output, as `filter` does.
