@@ -198,32 +198,105 @@ fn filter_refuses_rules_files_and_bundles_as_url_lists() {
     assert_eq!(out.ok(), "https://a.example/open\n");
 }
 
-/// One stream named twice among the URL lists (`- -`, `-` and
-/// `/dev/stdin` on a pipe) is refused before any output, by `filter` and
-/// `shard`: each reading took part of the lines, spliced where the other
-/// stopped, and verdicts came out for URLs that were never in the input.
-/// A regular file named twice is read twice.
+/// A URL list on a pipe whose first read gives one octet is still told
+/// by its magic: a gzip list is decompressed, a rules file refused (a
+/// single short read of the head took both for text: every line invalid,
+/// exit 0).
+#[test]
+fn a_trickled_head_is_still_told_by_its_magic() {
+    let dir = compiled_dir("trickled-head");
+    let mut gz = GzEncoder::new(Vec::new(), Compression::fast());
+    gz.write_all(b"https://a.example/private/x\nhttps://a.example/open\n")
+        .unwrap();
+    let rules = dir.read("rules.bin");
+    for (bytes, want) in [(gz.finish().unwrap(), Ok(())), (rules, Err(()))] {
+        let args =
+            ["filter", "rules.bin", "--agent", "a", "--emit", "all", "-"];
+        let mut child = dir.spawn(&args, Stdio::piped());
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(&bytes[..1]).unwrap();
+        stdin.flush().unwrap();
+        std::thread::sleep(Duration::from_millis(200));
+        // The rules' refusal may close the pipe before the rest is written.
+        let _ = stdin.write_all(&bytes[1..]);
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        match want {
+            Ok(()) => assert_eq!(
+                (out.status.code(), &*stdout),
+                (
+                    Some(0),
+                    "disallow\thttps://a.example/private/x\nallow\thttps://a.example/open\n"
+                ),
+                "{stderr}"
+            ),
+            Err(()) => assert!(
+                out.status.code() == Some(2)
+                    && stdout.is_empty()
+                    && stderr.contains(
+                        "URL list '<stdin>' is a compiled rules file"
+                    ),
+                "{:?} {stdout} {stderr}",
+                out.status
+            ),
+        }
+    }
+}
+
+/// One stream named twice among the inputs (`- -`, `-` and `/dev/stdin`
+/// on a pipe, one FIFO twice, stdin as the rules and `/dev/stdin` as the
+/// URL list) is refused before any output, by `filter` and `shard`: each
+/// reading took part of the lines, spliced where the other stopped, and
+/// verdicts came out for URLs that were never in the input. A regular
+/// file or a device named twice is read twice.
 #[test]
 fn one_stream_named_twice_is_refused() {
     let dir = compiled_dir("stream-twice");
     let urls = "https://a.example/private/aaaa\n".repeat(2000);
     let filter = ["filter", "rules.bin", "--agent", "a", "--emit", "all"];
-    for inputs in [["-", "-"], ["-", "/dev/stdin"]] {
+    let cases: [(&[&str], &[&str]); 2] = [
+        (&["-", "-"], &["URL list '<stdin>' is given twice"]),
+        (
+            &["-", "/dev/stdin"],
+            &[
+                "URL list '/dev/stdin' is the same stream as the URL list '<stdin>'",
+            ],
+        ),
+    ];
+    for (inputs, message) in cases {
         let mut args = filter.to_vec();
         args.extend(inputs);
-        dir.run_with(&args, urls.as_bytes()).fails_without_output(&[
-            &format!(
-                "URL list '{}' is given twice",
-                inputs[1].replace('-', "<stdin>")
-            ),
-            "can be read only once",
-        ]);
+        dir.run_with(&args, urls.as_bytes())
+            .fails_without_output(&[message[0], "can be read only once"]);
     }
+    let args = ["filter", "-", "--agent", "a", "/dev/stdin"];
+    dir.run_with(&args, &dir.read("rules.bin")).fails_without_output(&[
+        "URL list '/dev/stdin' is the same stream as the rules file or bundle '<stdin>'",
+    ]);
     dir.run_with(&["shard", "--shards", "2", "-", "-"], urls.as_bytes())
         .fails_without_output(&["URL list '<stdin>' is given twice"]);
+    #[cfg(unix)]
+    if std::process::Command::new("mkfifo")
+        .arg(dir.path.join("fifo"))
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        // Refused from its name alone: the FIFO is never opened (which
+        // would wait for a writer).
+        let mut args = filter.to_vec();
+        args.extend(["fifo", "fifo"]);
+        dir.run(&args)
+            .fails_without_output(&["URL list 'fifo' is given twice"]);
+    } else {
+        println!("skipping the FIFO case: mkfifo is not available");
+    }
     dir.write("urls.txt", &urls);
     let mut args = filter.to_vec();
-    args.extend(["urls.txt", "urls.txt"]);
+    args.extend(["urls.txt", "urls.txt", "/dev/null", "/dev/null"]);
     let out = dir.run(&args).ok();
     assert_eq!(out, "disallow\thttps://a.example/private/aaaa\n".repeat(4000));
 }

@@ -244,6 +244,17 @@ fn output_naming_an_input_is_refused() {
                 .fails(&["stdout is the input 'urls.txt'", "-o OUT"]);
         }
     }
+    // Stdin redirected from the list stdout is opened on.
+    let args = filter(&["-"]);
+    let stdout = OpenOptions::new().append(true).open(dir.join("urls.txt"));
+    let out = dir
+        .command(&args)
+        .stdin(std::fs::File::open(dir.join("urls.txt")).unwrap())
+        .stdout(stdout.unwrap())
+        .output()
+        .unwrap();
+    Run::from_output(args.join(" "), out)
+        .fails(&["stdout is the input '<stdin>'"]);
     let compile_cases: &[&[&str]] = &[
         &["compile", "robots.txt", "-o", "robots.txt"],
         &["compile", "--hosts", "hosts", "-o", "hosts/a.example.txt"],

@@ -195,8 +195,7 @@ fn no_group_warning(
         .filter(|d| {
             matches!(
                 d.kind(),
-                K::MissingColon
-                    | K::UnknownKey(_)
+                K::UnknownKey(_)
                     | K::InvalidLine
                     | K::RuleOutsideGroup
                     | K::NulInLine
@@ -216,13 +215,19 @@ fn no_group_warning(
         }
         _ => "",
     };
+    // `inspect` lists the lines, of the rules file or the robots.txt.
+    let listed = [output, robots]
+        .into_iter()
+        .find(|p| !files::is_stdin(p))
+        .map(|p| {
+            format!(" (`robofilter inspect {}` lists them)", files::display(p))
+        })
+        .unwrap_or_default();
     Some(format!(
         "'{}' has no group and {} not understood, so every URL is allowed: \
-         is it a robots.txt?{utf16} (`robofilter inspect {}` lists the \
-         lines)",
+         is it a robots.txt?{utf16}{listed}",
         files::display(robots),
         count(not_understood, "line"),
-        files::display(output),
     ))
 }
 

@@ -759,6 +759,19 @@ pub fn check_agents(agents: &[String], dialect: Dialect) -> Result<()> {
     Ok(())
 }
 
+/// A reader whose first octets were looked at ([`peek`]): those octets,
+/// then the rest.
+pub type Peeked<R> = io::Chain<io::Cursor<Vec<u8>>, R>;
+
+/// The first `n` octets of `r` (fewer only where it ends), read whole even
+/// from a pipe that gives them a few at a time, and `r` with them put back
+/// in front: how a stream's magic bytes are looked at.
+pub fn peek<R: Read>(mut r: R, n: usize) -> io::Result<(Vec<u8>, Peeked<R>)> {
+    let mut head = Vec::with_capacity(n);
+    (&mut r).take(n as u64).read_to_end(&mut head)?;
+    Ok((head.clone(), io::Cursor::new(head).chain(r)))
+}
+
 /// A compressed input format, told by its magic bytes.
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
 pub enum Compression {
@@ -767,6 +780,14 @@ pub enum Compression {
 }
 
 impl Compression {
+    /// The command line tool of the format (`gzip`, `zstd`).
+    pub fn tool(self) -> &'static str {
+        match self {
+            Compression::Gzip => "gzip",
+            Compression::Zstd => "zstd",
+        }
+    }
+
     /// The format `head` (a file's first octets) starts with, if any.
     pub fn detect(head: &[u8]) -> Option<Compression> {
         if head.starts_with(&[0x1f, 0x8b]) {
@@ -779,39 +800,61 @@ impl Compression {
     }
 }
 
-/// What `bytes` are if they are not robots.txt text but a file robofilter
-/// or a compressor wrote, told by the magic bytes (`a compiled rules
-/// file`, `a compiled bundle`, `gzip-compressed`, `zstd-compressed`): read
-/// as text, such a file has no rules, and every URL would be allowed.
-pub fn not_robots_txt(bytes: &[u8]) -> Option<&'static str> {
-    match (Kind::of(bytes), Compression::detect(bytes)) {
-        (Kind::Rules, _) => Some("a compiled rules file"),
-        (Kind::Bundle, _) => Some("a compiled bundle"),
-        (_, Some(Compression::Gzip)) => Some("gzip-compressed"),
-        (_, Some(Compression::Zstd)) => Some("zstd-compressed"),
-        (Kind::RobotsTxt, None) => None,
+/// A file that is not robots.txt text but one robofilter or a compressor
+/// wrote, told by its magic bytes ([`NotRobotsTxt::of`]): read as text, it
+/// has no rules, and every URL would be allowed.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub enum NotRobotsTxt {
+    /// A rules file or a bundle ([`Kind::Rules`], [`Kind::Bundle`]).
+    Compiled(Kind),
+    Compressed(Compression),
+}
+
+impl NotRobotsTxt {
+    /// What `bytes` (a file's first octets at least) are, if not text.
+    pub fn of(bytes: &[u8]) -> Option<NotRobotsTxt> {
+        match Kind::of(bytes) {
+            Kind::RobotsTxt => {
+                Compression::detect(bytes).map(NotRobotsTxt::Compressed)
+            }
+            kind => Some(NotRobotsTxt::Compiled(kind)),
+        }
     }
 }
 
-/// Fails if `bytes` are not robots.txt text ([`not_robots_txt`]), saying
+impl std::fmt::Display for NotRobotsTxt {
+    /// `a compiled rules file`, `gzip-compressed`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotRobotsTxt::Compiled(kind) => {
+                write!(f, "a {}", kind.compiled_name().unwrap_or("file"))
+            }
+            NotRobotsTxt::Compressed(c) => {
+                write!(f, "{}-compressed", c.tool())
+            }
+        }
+    }
+}
+
+/// Fails if `bytes` are not robots.txt text ([`NotRobotsTxt`]), saying
 /// what to give instead.
-fn refuse_compiled(bytes: &[u8], path: &Path) -> Result<()> {
+fn refuse_not_robots_txt(bytes: &[u8], path: &Path) -> Result<()> {
     let name = display(path);
-    match (not_robots_txt(bytes), Compression::detect(bytes)) {
-        (None, _) => Ok(()),
-        (Some(what), Some(_)) => {
-            let tool = what.trim_end_matches("-compressed");
+    match NotRobotsTxt::of(bytes) {
+        None => Ok(()),
+        Some(what @ NotRobotsTxt::Compressed(c)) => {
             let file = match is_stdin(path) {
                 true => "FILE".to_string(),
                 false => format!("'{name}'"),
             };
             bail!(
                 "'{name}' is {what}, not a robots.txt; decompress it first \
-                 (`{tool} -dc {file} | robofilter compile - -o RULES`)"
+                 (`{} -dc {file} | robofilter compile - -o RULES`)",
+                c.tool()
             )
         }
-        (Some(what), None) => {
-            let kind = what.trim_start_matches("a compiled ");
+        Some(what @ NotRobotsTxt::Compiled(kind)) => {
+            let kind = kind.compiled_name().unwrap_or("file");
             bail!(
                 "'{name}' is {what}, not a robots.txt; give the robots.txt \
                  it was compiled from, or use the {kind} with `robofilter \
@@ -823,7 +866,7 @@ fn refuse_compiled(bytes: &[u8], path: &Path) -> Result<()> {
 
 /// Compiles a robots.txt in memory into aligned rules-file bytes.
 pub fn compile(body: &[u8], config: Config, path: &Path) -> Result<Bytes> {
-    refuse_compiled(body, path)?;
+    refuse_not_robots_txt(body, path)?;
     let bytes =
         Compiler::with_config(config).compile(body).with_context(|| {
             format!("cannot compile robots.txt '{}'", display(path))
@@ -1547,9 +1590,10 @@ pub fn check_output_not_input(out: &Path, inputs: &[&Path]) -> Result<()> {
     Ok(())
 }
 
-/// Fails if stdout is redirected to one of `inputs` (`> u.txt` or
-/// `1<>u.txt` for the URL list `u.txt`): writing it would destroy the
-/// input as it is read. Only a regular file can be both.
+/// Fails if stdout is redirected to one of `inputs` (`>> u.txt`,
+/// `1<>u.txt` or `> u.txt` for the URL list `u.txt`, or for stdin
+/// redirected from it): the output would overwrite the input as it is
+/// read. Only a regular file can be both.
 pub fn check_stdout_not_input(inputs: &[&Path]) -> Result<()> {
     #[cfg(unix)]
     {
@@ -1563,13 +1607,17 @@ pub fn check_stdout_not_input(inputs: &[&Path]) -> Result<()> {
         if !o.is_file() {
             return Ok(());
         }
-        for input in inputs.iter().filter(|i| !is_stdin(i)) {
-            let meta = fs::metadata(input).ok();
+        for input in inputs {
+            let meta = match is_stdin(input) {
+                true => stdin_metadata(),
+                false => fs::metadata(input).ok(),
+            };
             if meta.is_some_and(|i| (i.dev(), i.ino()) == (o.dev(), o.ino())) {
                 bail!(
-                    "stdout is the input '{}' (the same file): writing it \
-                     would destroy the input; redirect stdout elsewhere or \
-                     give -o OUT",
+                    "stdout is the input '{}' (the same file): the output \
+                     would overwrite it (and a `>` redirection has emptied \
+                     it already); redirect stdout to another file or give \
+                     -o OUT",
                     display(input)
                 );
             }

@@ -95,7 +95,9 @@ pub fn run(args: FilterArgs) -> Result<()> {
              (name the URL list as a FILE, or the rules file as RULES)"
         );
     }
-    crate::input::check_streams_once(&paths)?;
+    let mut inputs = vec![(args.rules.as_path(), "rules file or bundle")];
+    inputs.extend(paths.iter().map(|p| (p.as_path(), "URL list")));
+    crate::input::check_streams_once(&inputs)?;
     // Before any work: an output that is an input would destroy it, and a
     // missing output directory is better known now than after the run.
     let mut read: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();

@@ -6,7 +6,7 @@
 
 use std::fs::File;
 use std::io::{self, BufRead, Read};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
@@ -109,15 +109,16 @@ impl Input {
     }
 }
 
-/// Fails if one stream is among the URL lists twice: stdin (`-`, or a
-/// name for it such as `/dev/stdin`), or a FIFO or other file that is not
-/// a regular file, named twice. A stream can be read once: each reading
-/// would take part of its lines, spliced at the point where the other
-/// stopped. A regular file named twice is read twice, whole.
-pub fn check_streams_once(paths: &[PathBuf]) -> Result<()> {
-    use std::os::unix::fs::MetadataExt;
+/// Fails if one stream is among `inputs` (each a path and the role it
+/// plays, `URL list` or the rules') twice: stdin (`-`, or a name for it
+/// such as `/dev/stdin`), or a FIFO or socket, named twice. A stream can
+/// be read once: each reading would take part of its octets, spliced
+/// where the other stopped (or one would find it read to its end already).
+/// A regular file or a device named twice is read twice, whole.
+pub fn check_streams_once(inputs: &[(&Path, &str)]) -> Result<()> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
     // The identity of a stream: its device and inode (a pipe has them
-    // too); `None` for a regular file or a path that cannot be looked at
+    // too); `None` for anything else, or a path that cannot be looked at
     // (its open reports that).
     let stream = |path: &Path| -> Option<(u64, u64)> {
         if files::is_stdin(path) {
@@ -127,23 +128,28 @@ pub fn check_streams_once(paths: &[PathBuf]) -> Result<()> {
             return Some((st.st_dev, st.st_ino));
         }
         let meta = std::fs::metadata(path).ok()?;
-        (!meta.is_file()).then(|| (meta.dev(), meta.ino()))
+        let t = meta.file_type();
+        (t.is_fifo() || t.is_socket()).then(|| (meta.dev(), meta.ino()))
     };
-    let mut seen: Vec<((u64, u64), &Path)> = Vec::new();
-    for path in paths {
+    let mut seen: Vec<((u64, u64), &Path, &str)> = Vec::new();
+    for &(path, role) in inputs {
         let Some(id) = stream(path) else { continue };
-        if let Some((_, first)) = seen.iter().find(|(s, _)| *s == id) {
+        if let Some(&(_, first, first_role)) =
+            seen.iter().find(|(s, ..)| *s == id)
+        {
             let (first, again) = (files::display(first), files::display(path));
-            let named = match first == again {
-                true => String::new(),
-                false => format!(" (as '{first}' and as '{again}')"),
+            let what = match (first == again, first_role == role) {
+                (true, true) => "is given twice".to_string(),
+                _ => {
+                    format!("is the same stream as the {first_role} '{first}'")
+                }
             };
             bail!(
-                "URL list '{again}' is given twice{named}: a stream (stdin, \
-                 a pipe, a FIFO) can be read only once; name it once"
+                "{role} '{again}' {what}: a stream (stdin, a pipe, a FIFO) \
+                 can be read only once; name it once"
             );
         }
-        seen.push((id, path));
+        seen.push((id, path, role));
     }
     Ok(())
 }
@@ -200,49 +206,40 @@ fn refuse_compiled(head: &[u8], name: &str) -> Result<()> {
 
 /// Wraps `r` in a decoder if it starts with a gzip or zstd magic number,
 /// refusing a rules file or bundle ([`refuse_compiled`]) whether it is
-/// compressed or not.
+/// compressed or not. Both heads are read whole, even from a pipe that
+/// gives a few octets at a time ([`files::peek`]).
 fn decompress(
-    mut r: Box<dyn BufRead + Send>,
+    r: Box<dyn BufRead + Send>,
     name: &str,
 ) -> Result<Box<dyn Read + Send>> {
-    let head = r
-        .fill_buf()
-        .with_context(|| format!("cannot read URL list '{name}'"))?;
-    refuse_compiled(head, name)?;
-    let compression = Compression::detect(head);
+    let read_error = || format!("cannot read URL list '{name}'");
+    let (head, raw) = files::peek(r, HEAD).with_context(read_error)?;
+    refuse_compiled(&head, name)?;
+    let Some(compression) = Compression::detect(&head) else {
+        return Ok(Box::new(raw));
+    };
     let inner: Box<dyn Read + Send> = match compression {
         // Multi-member: concatenated gzip files are one stream.
-        Some(Compression::Gzip) => {
-            Box::new(flate2::bufread::MultiGzDecoder::new(r))
+        Compression::Gzip => {
+            Box::new(flate2::bufread::MultiGzDecoder::new(raw))
         }
-        Some(Compression::Zstd) => Box::new(
-            zstd::stream::read::Decoder::with_buffer(r).with_context(
+        Compression::Zstd => Box::new(
+            zstd::stream::read::Decoder::with_buffer(raw).with_context(
                 || format!("cannot start zstd decoding of '{name}'"),
             )?,
         ),
-        None => return Ok(Box::new(r)),
     };
-    let tool = match compression {
-        Some(Compression::Zstd) => "zstd",
-        _ => "gzip",
-    };
-    let mut decoder = Decoded { inner, tool, read: 0 };
-    // The decompressed head, read whole (a decoder's first read may be
-    // short), then given back in front of the rest.
-    let mut head = Vec::with_capacity(DECOMPRESSED_HEAD);
-    decoder
-        .by_ref()
-        .take(DECOMPRESSED_HEAD as u64)
-        .read_to_end(&mut head)
+    let decoder = Decoded { inner, tool: compression.tool(), read: 0 };
+    let (head, decoded) = files::peek(decoder, HEAD)
         .with_context(|| format!("cannot decompress URL list '{name}'"))?;
     refuse_compiled(&head, name)?;
-    Ok(Box::new(io::Cursor::new(head).chain(decoder)))
+    Ok(Box::new(decoded))
 }
 
-/// A decoder whose errors say how far it got and what to do: a damaged
-/// stream is found out only when its checksum fails (at the end of a
-/// gzip member), so lines decoded from the damage may have been decided
-/// and written to stdout already.
+/// A decoder whose errors say how far it got and how to check the file (a
+/// damaged stream is found out when its checksum fails, at the end of a
+/// gzip member: lines decoded from the damage may have been decided and
+/// written by then).
 struct Decoded {
     inner: Box<dyn Read + Send>,
     tool: &'static str,
@@ -262,9 +259,7 @@ impl Read for Decoded {
                 e.kind(),
                 format!(
                     "{e}, after {} decompressed octets: the file is damaged \
-                     or cut (`{} -t FILE` checks it). Lines before that \
-                     point may have been written to stdout already; with \
-                     -o OUT nothing is written unless the whole input reads",
+                     or cut (`{} -t FILE` checks it)",
                     self.read, self.tool
                 ),
             )),
@@ -272,6 +267,6 @@ impl Read for Decoded {
     }
 }
 
-/// How much of a compressed URL list [`decompress`] reads up front: more
-/// than the longest magic [`refuse_compiled`] looks for.
-const DECOMPRESSED_HEAD: usize = 64;
+/// How much of a URL list [`decompress`] reads up front, raw and
+/// decompressed: more than the longest magic it looks for.
+const HEAD: usize = 64;

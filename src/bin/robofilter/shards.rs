@@ -408,7 +408,9 @@ pub fn run(args: ShardArgs) -> Result<()> {
     } else {
         args.inputs.clone()
     };
-    crate::input::check_streams_once(&paths)?;
+    let inputs: Vec<_> =
+        paths.iter().map(|p| (p.as_path(), "URL list")).collect();
+    crate::input::check_streams_once(&inputs)?;
     let read: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
     match &args.output {
         Some(out) => files::check_output_not_input(out, &read)?,

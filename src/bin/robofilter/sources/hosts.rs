@@ -147,7 +147,7 @@ fn read_member(
     if more && !limits.cut_ok {
         return Err(limits.too_large());
     }
-    if let Some(what) = files::not_robots_txt(&body) {
+    if let Some(what) = files::NotRobotsTxt::of(&body) {
         return Err(format!("{what}, not a robots.txt (replace it with one)"));
     }
     Ok(body)

@@ -175,31 +175,14 @@ fn read_capped(reader: impl Read, cap: usize) -> io::Result<(Vec<u8>, bool)> {
 // ---------------------------------------------------------------------
 // Compressed inputs
 
-/// How an input is compressed, by its magic bytes.
-#[derive(Clone, Copy, Debug, Eq, PartialEq)]
-enum Compression {
-    None,
-    Gzip,
-    Zstd,
-}
+/// How an input is compressed ([`files::Compression`]; `None`: plain).
+type Compression = Option<files::Compression>;
 
-impl Compression {
-    fn detect(bytes: &[u8]) -> Compression {
-        if bytes.starts_with(&[0x1f, 0x8b]) {
-            Compression::Gzip
-        } else if bytes.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
-            Compression::Zstd
-        } else {
-            Compression::None
-        }
-    }
-
-    /// ` (decompressed)` after a byte offset in a compressed stream.
-    fn offset_suffix(self) -> &'static str {
-        match self {
-            Compression::None => "",
-            _ => " (decompressed)",
-        }
+/// ` (decompressed)` after a byte offset in a compressed stream.
+fn offset_suffix(comp: Compression) -> &'static str {
+    match comp {
+        None => "",
+        Some(_) => " (decompressed)",
     }
 }
 
@@ -212,28 +195,22 @@ fn open_stream(
     what: &str,
 ) -> Result<(Box<dyn BufRead>, Compression)> {
     let name = files::display(path);
-    let mut raw: Box<dyn Read> = if files::is_stdin(path) {
+    let raw: Box<dyn Read> = if files::is_stdin(path) {
         Box::new(io::stdin())
     } else {
         let (file, _) = files::open(path, what)?;
         Box::new(file)
     };
-    // The magic bytes, read fully even from a pipe that gives them one at
-    // a time, then put back in front.
-    let mut magic = Vec::with_capacity(4);
-    (&mut raw)
-        .take(4)
-        .read_to_end(&mut magic)
+    let (magic, raw) = files::peek(raw, 4)
         .with_context(|| format!("cannot read {what} '{name}'"))?;
-    let comp = Compression::detect(&magic);
-    let raw =
-        BufReader::with_capacity(64 << 10, io::Cursor::new(magic).chain(raw));
+    let comp = files::Compression::detect(&magic);
+    let raw = BufReader::with_capacity(64 << 10, raw);
     let reader: Box<dyn BufRead> = match comp {
-        Compression::None => Box::new(raw),
-        Compression::Gzip => {
+        None => Box::new(raw),
+        Some(files::Compression::Gzip) => {
             Box::new(BufReader::new(flate2::bufread::MultiGzDecoder::new(raw)))
         }
-        Compression::Zstd => {
+        Some(files::Compression::Zstd) => {
             let d = zstd::stream::read::Decoder::with_buffer(raw)
                 .with_context(|| format!("cannot start zstd on '{name}'"))?;
             Box::new(BufReader::new(d))
@@ -257,14 +234,13 @@ fn decode_error(
     e: io::Error,
 ) -> anyhow::Error {
     let what = match comp {
-        Compression::None => "read",
-        Compression::Gzip => "decompress (gzip)",
-        Compression::Zstd => "decompress (zstd)",
+        None => "read".to_string(),
+        Some(c) => format!("decompress ({})", c.tool()),
     };
     anyhow!(
         "cannot {what} '{name}' after byte {pos}{}: {e} (is the file \
          complete?)",
-        comp.offset_suffix()
+        offset_suffix(comp)
     )
 }
 

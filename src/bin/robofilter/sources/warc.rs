@@ -401,7 +401,11 @@ impl Warc {
 
     /// `FILE at byte OFFSET`.
     fn at(&self, offset: u64) -> String {
-        format!("{} at byte {offset}{}", self.name, self.comp.offset_suffix())
+        format!(
+            "{} at byte {offset}{}",
+            self.name,
+            super::offset_suffix(self.comp)
+        )
     }
 
     fn err(&self, offset: u64, msg: impl std::fmt::Display) -> anyhow::Error {
