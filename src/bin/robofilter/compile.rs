@@ -188,7 +188,7 @@ fn no_group_warning(
     if !parsed.groups().is_empty() {
         return None;
     }
-    // A line may have several diagnostics (no colon, then no key).
+    // A line may have more than one of them (a NUL, then an unknown key).
     let mut lines: Vec<u32> = parsed
         .diagnostics()
         .iter()
