@@ -1564,30 +1564,40 @@ mod signal_safe {
 pub fn check_output_not_input(out: &Path, inputs: &[&Path]) -> Result<()> {
     #[cfg(unix)]
     {
-        use std::os::unix::fs::MetadataExt;
         if is_stdin(out) {
             return Ok(());
         }
         let Ok(o) = fs::metadata(out) else {
             return Ok(());
         };
-        for input in inputs {
-            let meta = if is_stdin(input) {
-                stdin_metadata()
-            } else {
-                fs::metadata(input).ok()
-            };
-            if meta.is_some_and(|i| (i.dev(), i.ino()) == (o.dev(), o.ino())) {
-                bail!(
-                    "output '{}' is the input '{}' (the same file): writing \
-                     it would destroy the input; choose another output",
-                    out.display(),
-                    display(input)
-                );
-            }
+        if let Some(input) = input_that_is(&o, inputs) {
+            bail!(
+                "output '{}' is the input '{}' (the same file): writing it \
+                 would destroy the input; choose another output",
+                out.display(),
+                display(input)
+            );
         }
     }
     Ok(())
+}
+
+/// The first of `inputs` (`-`: stdin) that is the file `target` (the same
+/// device and inode).
+#[cfg(unix)]
+fn input_that_is<'p>(
+    target: &fs::Metadata,
+    inputs: &[&'p Path],
+) -> Option<&'p Path> {
+    use std::os::unix::fs::MetadataExt;
+    let id = (target.dev(), target.ino());
+    inputs.iter().copied().find(|input| {
+        let meta = match is_stdin(input) {
+            true => stdin_metadata(),
+            false => fs::metadata(input).ok(),
+        };
+        meta.is_some_and(|i| (i.dev(), i.ino()) == id)
+    })
 }
 
 /// Fails if stdout is redirected to one of `inputs` (`>> u.txt`,
@@ -1598,7 +1608,6 @@ pub fn check_stdout_not_input(inputs: &[&Path]) -> Result<()> {
     #[cfg(unix)]
     {
         use std::os::fd::AsFd;
-        use std::os::unix::fs::MetadataExt;
         let stdout = io::stdout().as_fd().try_clone_to_owned().ok();
         let Some(o) = stdout.and_then(|fd| File::from(fd).metadata().ok())
         else {
@@ -1607,20 +1616,13 @@ pub fn check_stdout_not_input(inputs: &[&Path]) -> Result<()> {
         if !o.is_file() {
             return Ok(());
         }
-        for input in inputs {
-            let meta = match is_stdin(input) {
-                true => stdin_metadata(),
-                false => fs::metadata(input).ok(),
-            };
-            if meta.is_some_and(|i| (i.dev(), i.ino()) == (o.dev(), o.ino())) {
-                bail!(
-                    "stdout is the input '{}' (the same file): the output \
-                     would overwrite it (and a `>` redirection has emptied \
-                     it already); redirect stdout to another file or give \
-                     -o OUT",
-                    display(input)
-                );
-            }
+        if let Some(input) = input_that_is(&o, inputs) {
+            bail!(
+                "stdout is the input '{}' (the same file): the output would \
+                 overwrite it (and a `>` redirection has emptied it \
+                 already); redirect stdout to another file or give -o OUT",
+                display(input)
+            );
         }
     }
     Ok(())
@@ -1803,6 +1805,7 @@ pub fn os_bytes(s: &std::ffi::OsStr) -> std::borrow::Cow<'_, [u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
     #[test]
     fn compression_is_told_by_magic() {
         assert_eq!(
