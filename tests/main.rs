@@ -1,64 +1,18 @@
-//! The single integration test binary (see STYLE: `autotests = false`).
-//!
-//! Modules that need the compiler are gated on the `compile` feature; the
-//! rest (golden files) also run with `--no-default-features`, which is how
-//! a crawler worker uses the crate.
+//! The command-line tool's integration test binary: each module runs the
+//! `robofilter` binary that cargo built for this run (`util::Dir`) on
+//! inputs it writes, and checks its output, files and exit status.
 
 mod util;
 
-// The fuzz targets' checks and references (fuzz/fuzz_targets/), which
-// `fuzz_replay` runs on data/fuzz/ and generated inputs and `url_line`
-// takes its definition from. Without the compiler only that definition
-// is used.
-#[cfg_attr(not(feature = "compile"), allow(dead_code))]
-#[path = "../fuzz/fuzz_targets/lines_checks.rs"]
-mod lines_checks;
-#[cfg_attr(not(feature = "compile"), allow(dead_code))]
-#[path = "../fuzz/fuzz_targets/path_checks.rs"]
-mod path_checks;
+// The engine's random robots.txt files and URLs.
+#[path = "../crates/robofilter/tests/random.rs"]
+mod random;
 
-#[cfg(feature = "compile")]
-mod agents;
-#[cfg(feature = "compile")]
-mod batch;
-#[cfg(feature = "compile")]
-mod budget;
-#[cfg(feature = "compile")]
-mod bundle;
-#[cfg(feature = "compile")]
-mod bundle_index;
-#[cfg(feature = "cli")]
 mod cli;
-#[cfg(feature = "compile")]
-mod conformance;
-#[cfg(feature = "compile")]
-mod differential;
-#[cfg(feature = "cli")]
 mod edges_input;
-#[cfg(feature = "cli")]
 mod edges_output;
-#[cfg(feature = "cli")]
 mod edges_sources;
-#[cfg(feature = "cli")]
 mod fetch;
-#[cfg(feature = "cli")]
 mod frontier;
-#[cfg(feature = "compile")]
-mod fuzz_replay;
-mod golden;
-#[cfg(feature = "cli")]
 mod inspect_json;
-mod module_graph;
-#[cfg(feature = "compile")]
-mod oracle;
-#[cfg(feature = "compile")]
-mod pathological;
-#[cfg(feature = "compile")]
-mod rfc9309;
-#[cfg(feature = "cli")]
 mod shards;
-#[cfg(feature = "compile")]
-mod sweep;
-#[cfg(feature = "compile")]
-mod url_forms;
-mod url_line;

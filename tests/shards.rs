@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::differential::{Rng, random_robots, random_url};
+use crate::random::{Rng, random_robots, random_url};
 use crate::util::Dir;
 
 /// XXH3-64 (seed 0) of `www.example.com`, from Python's `xxhash` package

@@ -196,5 +196,5 @@ mod check;
 
 /// The README's Rust examples, compiled and run as doctests.
 #[cfg(all(doctest, feature = "compile"))]
-#[doc = include_str!("../README.md")]
+#[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;

@@ -1151,8 +1151,8 @@ mod tests {
     fn for_each_url_line_is_next_url_line_in_a_loop() {
         let odd = b"http://a/b#c\r\n\nx\r\nhttps://h/p?q\tf=1\nftp://u@h:21/\n \nhttp://a/ ";
         let chunks: [&[u8]; 3] = [
-            include_bytes!("../data/sample/urls.txt"),
-            include_bytes!("../data/sample/frontier.tsv"),
+            include_bytes!("../../../data/sample/urls.txt"),
+            include_bytes!("../../../data/sample/frontier.tsv"),
             odd,
         ];
         for chunk in chunks {

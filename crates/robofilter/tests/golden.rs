@@ -113,7 +113,7 @@ fn golden_files_load_and_give_the_expected_verdicts() {
 #[test]
 fn include_rules_embeds_an_aligned_loadable_file() {
     static EMBEDDED: &[u8] =
-        robofilter::include_rules!("../data/golden/sample-google.rules");
+        robofilter::include_rules!("../../../data/golden/sample-google.rules");
     assert_eq!(EMBEDDED.as_ptr() as usize % 64, 0);
     assert_eq!(EMBEDDED, &golden_rules(Dialect::Google)[..]);
     let rules = Rules::from_bytes(EMBEDDED).expect("embedded rules load");

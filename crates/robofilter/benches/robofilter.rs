@@ -99,7 +99,8 @@ fn lines(buf: &[u8]) -> impl Iterator<Item = &[u8]> {
 }
 
 fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    // The workspace root, two levels above this crate.
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 /// `$ROBOFILTER_SHARED`, else `../shared` next to the repository (as in
