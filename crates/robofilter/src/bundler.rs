@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use crate::bundle::host_hash;
 use crate::compile::{Compiler, Config};
 use crate::error::BuildError;
+use crate::kind::InputKind;
 use crate::fetch::{Fetch, Policy};
 use crate::url::normalize_host;
 use crate::wire::{
@@ -34,10 +35,18 @@ impl BundleBuilder {
     ///
     /// # Errors
     ///
-    /// If the name is not a valid authority or the host was already
-    /// added.
+    /// If the name is not a valid authority, the host was already added,
+    /// or a 2xx body is not text ([`BuildError::not_text`]: compressed or
+    /// compiled; the caller decides what that host gets, for example
+    /// [`Fetch::Unreadable`]).
     pub fn add(&mut self, host: &str, fetch: Fetch) -> Result<(), BuildError> {
         let name = normalize_host(host).map_err(BuildError::input)?;
+        if let Fetch::Http { status: 200..=299, body } = &fetch {
+            let kind = InputKind::of(body);
+            if !kind.is_text() {
+                return Err(BuildError::refused(kind));
+            }
+        }
         // A status outside 100-599 is not an HTTP response: a failed fetch.
         let fetch = match fetch {
             Fetch::Http { status, .. } if !(100..=599).contains(&status) => {

@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use crate::dfa::build::{self, Budget, BuildRule, OverBudget};
 use crate::dialect::Dialect;
 use crate::error::BuildError;
+use crate::kind::InputKind;
 use crate::parse;
 use crate::parse::{RobotsTxt, Rule, Selection, Source};
 use crate::pattern::{self, Tok};
@@ -197,13 +198,20 @@ impl Compiler {
 
     /// Compiles a robots.txt body into rules-file bytes.
     ///
-    /// Any body compiles; see [`BuildError`] for the only failure.
+    /// Any text compiles. A body that is compressed (gzip, zstd) or
+    /// already compiled (a rules file, a bundle) is refused: read as text
+    /// it has no rules, and every URL would be allowed.
     ///
     /// # Errors
     ///
-    /// [`BuildError`] if the result would not fit the format's 32-bit
-    /// offsets (a robots.txt of several GiB).
+    /// [`BuildError`] if the body is not text ([`BuildError::not_text`]
+    /// tells what it is), or if the result would not fit the format's
+    /// 32-bit offsets (a robots.txt of several GiB).
     pub fn compile(&self, body: &[u8]) -> Result<Vec<u8>, BuildError> {
+        let kind = InputKind::of(body);
+        if !kind.is_text() {
+            return Err(BuildError::refused(kind));
+        }
         self.compile_parsed(&self.parse(body))
     }
 

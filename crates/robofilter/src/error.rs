@@ -1,5 +1,6 @@
 //! Error types, one per phase.
 
+use crate::kind::InputKind;
 use core::fmt;
 
 /// The error returned when a rules file cannot be loaded.
@@ -208,13 +209,16 @@ impl std::error::Error for AgentError {}
 
 /// The error returned when a robots.txt cannot be compiled.
 ///
-/// Any robots.txt compiles (construction budgets fall back to a slower
-/// engine, never to an error); the only failure is a file too large for the
-/// 32-bit offsets of the rules format.
+/// Any robots.txt text compiles (construction budgets fall back to a
+/// slower engine, never to an error). The failures are input that is not
+/// text ([`BuildError::not_text`]: compressed, or already compiled; read
+/// as text it would allow every URL) and a file too large for the 32-bit
+/// offsets of the rules format.
 #[cfg(feature = "compile")]
 #[derive(Clone, Debug)]
 pub struct BuildError {
     what: String,
+    not_text: Option<InputKind>,
 }
 
 #[cfg(feature = "compile")]
@@ -222,10 +226,30 @@ impl BuildError {
     pub(crate) fn too_large(what: impl Into<String>) -> BuildError {
         BuildError {
             what: format!("rules file would be too large: {}", what.into()),
+            not_text: None,
         }
     }
     pub(crate) fn input(what: impl Into<String>) -> BuildError {
-        BuildError { what: what.into() }
+        BuildError { what: what.into(), not_text: None }
+    }
+    pub(crate) fn refused(kind: InputKind) -> BuildError {
+        let what = match kind.tool() {
+            Some(tool) => format!(
+                "the input is {kind}, not a robots.txt; decompress it first \
+                 (`{tool} -dc FILE`)"
+            ),
+            None => format!(
+                "the input is {kind}, not a robots.txt; give the robots.txt \
+                 it was compiled from"
+            ),
+        };
+        BuildError { what, not_text: Some(kind) }
+    }
+
+    /// What the input was, if it was refused for not being text: a
+    /// compressed stream or a compiled file ([`InputKind`]).
+    pub fn not_text(&self) -> Option<InputKind> {
+        self.not_text
     }
 }
 

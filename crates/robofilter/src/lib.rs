@@ -132,6 +132,7 @@ pub use crate::check::{
 };
 pub use crate::dialect::{Dialect, ParseDialectError};
 pub use crate::error::{AgentError, LoadError};
+pub use crate::kind::{INPUT_KIND_HEAD, InputKind};
 pub use crate::fetch::{Fetch, FetchStatus, Policy};
 pub use crate::rules::{
     AgentInfo, BLOCKED_SEARCH_LIMIT, EngineKind, Explanation, GroupInfo,
@@ -166,6 +167,7 @@ pub use crate::parse::{
 // cycles; `tests/module_graph.rs` checks that.
 //
 // The vocabulary and the file format.
+mod kind;
 mod agent;
 mod aligned;
 mod dialect;

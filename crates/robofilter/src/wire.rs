@@ -82,7 +82,7 @@
 
 use crate::error::LoadError;
 
-pub(crate) const MAGIC: &[u8; 8] = b"ROBOFLTR";
+pub(crate) use crate::kind::MAGIC;
 pub(crate) const ENDIAN_MARK: u32 = 0x0000_FEFF;
 pub(crate) const HEADER_LEN: usize = 64;
 pub(crate) const DIR_REC: usize = 24;
@@ -159,7 +159,7 @@ pub(crate) const NOTE_RULE_STARS: u32 = 5;
 /// member); version 3, of format version 3.
 pub const BUNDLE_FORMAT_VERSION: u32 = 3;
 
-pub(crate) const BUNDLE_MAGIC: &[u8; 8] = b"ROBOBNDL";
+pub(crate) use crate::kind::BUNDLE_MAGIC;
 pub(crate) const HOST_REC: usize = 16;
 pub(crate) const MEMBER_REC: usize = 16;
 

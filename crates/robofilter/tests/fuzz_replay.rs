@@ -28,7 +28,13 @@ fn compile(data: &[u8]) {
         6 => config.dfa_state_limit(16).dfa_byte_limit(2048),
         _ => config.dfa_work_limit(64),
     };
-    let bytes = Compiler::with_config(config).compile(robots).unwrap();
+    let compiled = Compiler::with_config(config).compile(robots);
+    if !robofilter::InputKind::of(robots).is_text() {
+        // Compressed or compiled input is refused, never read as text.
+        assert!(compiled.is_err_and(|e| e.not_text().is_some()));
+        return;
+    }
+    let bytes = compiled.unwrap();
     let bytes = AlignedBytes::from(&bytes[..]);
     let rules = Rules::from_bytes(bytes.as_bytes()).unwrap();
     for agent in ["FooBot", "*", "robofilter-fuzz"] {

@@ -142,11 +142,17 @@ fn the_library_module_graph_has_no_cycles() {
 #[test]
 fn the_bottom_layer_imports_nothing_of_ours() {
     let g = graph();
-    for m in ["error", "dialect", "verdict"] {
+    for m in ["kind", "dialect", "verdict"] {
         assert_eq!(g[m], BTreeSet::new(), "{m} imports {:?}", g[m]);
     }
-    // The format's one home depends only on the errors it reports.
-    assert_eq!(g["wire"], BTreeSet::from(["error".to_string()]));
+    // The errors name only what an input was (a refused kind).
+    assert_eq!(g["error"], BTreeSet::from(["kind".to_string()]));
+    // The format's one home depends only on the errors it reports and on
+    // the magic octets, which `kind` holds for every format.
+    assert_eq!(
+        g["wire"],
+        BTreeSet::from(["error".to_string(), "kind".to_string()])
+    );
     // The bundle reader does not build, and fetch policy is apart from it.
     for (m, never) in
         [("bundle", "bundler"), ("bundle", "compile"), ("fetch", "bundle")]
