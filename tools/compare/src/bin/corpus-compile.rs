@@ -1,7 +1,7 @@
-//! Compiles every `*.txt` of a directory (one robots.txt per host) with
-//! robofilter, loads each rules file back, and reports how many groups got
-//! which engine, the sizes, and the compile times (CPU time of this one
-//! thread; run it on an otherwise idle core).
+//! corpus-compile: compiles every `*.txt` of a directory (one robots.txt
+//! per host) with robofilter, loads each rules file back, and reports how
+//! many groups got which engine, the sizes, and the compile times (CPU time
+//! of this one thread; run it on an otherwise idle core).
 //!
 //! Usage: `corpus-compile DIR [google|rfc9309]` (see `tools/bench-corpus`).
 

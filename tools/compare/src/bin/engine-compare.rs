@@ -10,8 +10,8 @@
 //! merged group (google dialect), checked to give identical verdicts on every
 //! URL used, and timed over the same newline-separated URL buffer in this
 //! process. Times are per-thread CPU time (the machine is shared), medians
-//! of several interleaved runs. See benches/README.md for how to read the
-//! table.
+//! of several interleaved runs. See crates/robofilter/benches/README.md
+//! for how to read the table.
 //!
 //! The regex-automata DFA follows ENGINE-NOTES.md ("Correctness of the
 //! approaches", "Pitfalls"): one pattern per non-empty rule, plus the
@@ -35,6 +35,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
+use compare::corpus::{extract, gunzip};
+use compare::cpu::{median, thread_cpu_ns};
 use regex_automata::dfa::{Automaton, StartKind, dense};
 use regex_automata::nfa::thompson;
 use regex_automata::util::syntax;
@@ -59,7 +61,8 @@ usage: engine-compare [--data DIR] [--files HOST,...] [--extra HOST,...]
   --max-urls N      at most this many real URLs per host (default 100000)
   --passes N        no timing: run N passes of each engine in the functions
                     pass_floor, pass_robofilter and pass_regex_automata, for
-                    instruction counts under callgrind (benches/README.md)
+                    instruction counts under callgrind
+                    (crates/robofilter/benches/README.md)
 ";
 
 /// Files named in the brief; used when present in the archive.
@@ -223,29 +226,6 @@ fn run(args: &Args) -> Result<(), String> {
     Ok(())
 }
 
-/// Extracts the archive once, into this tool's target folder.
-fn extract(archive: &Path) -> Result<PathBuf, String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/data");
-    let dir = root.join("latest");
-    let done = root.join(".extracted");
-    if !done.exists() {
-        eprintln!("extracting {} ...", archive.display());
-        std::fs::create_dir_all(&root).map_err(|e| e.to_string())?;
-        let status = Command::new("tar")
-            .arg("-xzf")
-            .arg(archive)
-            .arg("-C")
-            .arg(&root)
-            .status()
-            .map_err(|e| format!("running tar: {e}"))?;
-        if !status.success() {
-            return Err(format!("tar -xzf {} failed", archive.display()));
-        }
-        std::fs::write(&done, b"").map_err(|e| e.to_string())?;
-    }
-    Ok(dir)
-}
-
 /// Counts the rules of every file, or only of `only`.
 fn survey(dir: &Path, only: Option<&[String]>) -> Result<Vec<File>, String> {
     let paths: Vec<PathBuf> = match only {
@@ -282,19 +262,6 @@ fn survey(dir: &Path, only: Option<&[String]>) -> Result<Vec<File>, String> {
     }
     files.sort_by(|a, b| a.host.cmp(&b.host));
     Ok(files)
-}
-
-fn gunzip(path: &Path) -> Result<Vec<u8>, String> {
-    let out = Command::new("gzip")
-        .arg("-dc")
-        .arg(path)
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|e| format!("running gzip: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("gzip -dc {} failed", path.display()));
-    }
-    Ok(out.stdout)
 }
 
 /// The host of a URL, lower-cased, without a leading `www.`.
@@ -715,11 +682,6 @@ fn median_ms(runs: usize, budget: Duration, mut f: impl FnMut()) -> f64 {
     median(&mut times) / 1e6
 }
 
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 /// Per-pass CPU ns of each closure: `runs` rounds, each timing every closure
 /// once in turn (so drifts in machine load hit all of them alike), each
 /// timing repeating the closure enough times to last about 20 ms; medians.
@@ -747,17 +709,6 @@ fn time_interleaved<const N: usize>(
         }
     }
     samples.map(|mut s| median(&mut s))
-}
-
-/// CPU time of the calling thread, in ns.
-fn thread_cpu_ns() -> f64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: `ts` is a valid, writable timespec and the clock id is a
-    // constant the kernel knows; clock_gettime writes only into `ts`.
-    let rc =
-        unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
-    ts.tv_sec as f64 * 1e9 + ts.tv_nsec as f64
 }
 
 /// The merged group's patterns in precedence order, with their kinds,

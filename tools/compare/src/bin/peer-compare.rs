@@ -25,17 +25,22 @@
 //! (`filter RULES URLS --agent A -j 1|2 --emit all -o /dev/null` on the
 //! workload's URLs written to a file; process CPU time from
 //! `getrusage(RUSAGE_CHILDREN)`), its verdicts checked against the
-//! library's once. See README.md beside Cargo.toml.
+//! library's once. The peers run through `compare::peers` (src/peers.rs).
+//! See README.md beside Cargo.toml.
 
 use std::borrow::Cow;
-use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
+use compare::corpus::{extract, gunzip};
+use compare::cpu::{median, thread_cpu_ns};
+use compare::peers::{
+    self, FastRobots, FastRobotsMatcher, Peer, TextingRobots, guarded,
+    path_query, quiet_panics, robotstxt_allowed,
+};
 use robofilter::{
     AlignedBytes, Compiler, Config, Dialect, EngineKind, MatchPath, Matcher,
     RobotsTxt, Rules, Source, Verdict,
@@ -340,7 +345,7 @@ fn shared(
 // Input data
 
 /// One robots.txt: its bytes, and the same as text for the peers that take
-/// `&str` (invalid UTF-8 replaced by U+FFFD).
+/// `&str` ([`peers::text`]: invalid UTF-8 replaced by U+FFFD).
 #[derive(Clone)]
 struct RobotsFile {
     name: String,
@@ -353,7 +358,7 @@ struct RobotsFile {
 impl RobotsFile {
     fn read(name: &str, path: &Path) -> Result<RobotsFile, String> {
         let bytes = read(path)?;
-        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let text = peers::text(&bytes).into_owned();
         Ok(RobotsFile {
             name: name.to_string(),
             path: path.to_path_buf(),
@@ -557,59 +562,8 @@ fn bare(host: &str) -> &str {
     host.strip_prefix("www.").unwrap_or(host)
 }
 
-/// The path and query of a URL, for fast-robots (which takes a path):
-/// google's path extraction, the same as robofilter's and robotstxt's.
-fn path_query(url: &str) -> Cow<'_, str> {
-    let path = MatchPath::from_url(url.as_bytes());
-    let tail = path.tail();
-    if path.has_lead_slash() {
-        if tail.is_empty() {
-            return Cow::Borrowed("/");
-        }
-        return Cow::Owned(format!("/{}", String::from_utf8_lossy(tail)));
-    }
-    // `tail` is a slice of `url` cut at ASCII delimiters.
-    let start = tail.as_ptr() as usize - url.as_ptr() as usize;
-    Cow::Borrowed(&url[start..start + tail.len()])
-}
-
 fn read(path: &Path) -> Result<Vec<u8>, String> {
     std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))
-}
-
-/// Extracts the archive once into this tool's target folder.
-fn extract(archive: &Path) -> Result<PathBuf, String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/data");
-    let done = root.join(".extracted");
-    if !done.exists() {
-        eprintln!("extracting {} ...", archive.display());
-        std::fs::create_dir_all(&root).map_err(|e| e.to_string())?;
-        let status = Command::new("tar")
-            .arg("-xzf")
-            .arg(archive)
-            .arg("-C")
-            .arg(&root)
-            .status()
-            .map_err(|e| format!("running tar: {e}"))?;
-        if !status.success() {
-            return Err(format!("tar -xzf {} failed", archive.display()));
-        }
-        std::fs::write(&done, b"").map_err(|e| e.to_string())?;
-    }
-    Ok(root.join("latest"))
-}
-
-fn gunzip(path: &Path) -> Result<Vec<u8>, String> {
-    let out = Command::new("gzip")
-        .arg("-dc")
-        .arg(path)
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|e| format!("running gzip: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("gzip -dc {} failed", path.display()));
-    }
-    Ok(out.stdout)
 }
 
 // ---------------------------------------------------------------------------
@@ -633,9 +587,9 @@ impl Lib {
         match self {
             Lib::RfGoogle => "robofilter (google)",
             Lib::RfRfc => "robofilter (rfc9309)",
-            Lib::Texting => "texting_robots 0.2.2",
-            Lib::Fast => "fast-robots 0.1.5",
-            Lib::Robotstxt => "robotstxt 0.3.0",
+            Lib::Texting => Peer::TextingRobots.label(),
+            Lib::Fast => Peer::FastRobots.label(),
+            Lib::Robotstxt => Peer::Robotstxt.label(),
         }
     }
 
@@ -649,8 +603,8 @@ impl Lib {
 struct Prepared<'a> {
     google: Vec<Option<Matcher<'a>>>,
     rfc: Vec<Option<Matcher<'a>>>,
-    texting: Vec<Option<texting_robots::Robot>>,
-    fast: Vec<Option<fast_robots::RobotsMatcher<'a>>>,
+    texting: Vec<Option<TextingRobots>>,
+    fast: Vec<Option<FastRobotsMatcher<'a>>>,
     bodies: Vec<&'a str>,
     agent: &'a str,
 }
@@ -674,7 +628,7 @@ impl Decide for RfDecide<'_, '_> {
     }
 }
 
-struct TextingDecide<'p>(&'p [Option<texting_robots::Robot>]);
+struct TextingDecide<'p>(&'p [Option<TextingRobots>]);
 
 impl Decide for TextingDecide<'_> {
     #[inline]
@@ -683,19 +637,12 @@ impl Decide for TextingDecide<'_> {
     }
 }
 
-struct FastDecide<'p, 'a>(
-    &'p [Option<fast_robots::RobotsMatcher<'a>>],
-    &'a str,
-);
+struct FastDecide<'p, 'a>(&'p [Option<FastRobotsMatcher<'a>>], &'a str);
 
 impl Decide for FastDecide<'_, '_> {
     #[inline]
     fn decide(&mut self, file: usize, url: &str) -> Option<bool> {
-        Some(
-            self.0[file]
-                .as_ref()
-                .is_none_or(|m| m.is_allowed(self.1, &path_query(url))),
-        )
+        Some(self.0[file].as_ref().is_none_or(|m| m.allowed(self.1, url)))
     }
 }
 
@@ -705,11 +652,7 @@ struct RobotstxtDecide<'p, 'a>(&'p [&'a str], &'a str);
 impl Decide for RobotstxtDecide<'_, '_> {
     #[inline]
     fn decide(&mut self, file: usize, url: &str) -> Option<bool> {
-        let (body, agent) = (self.0[file], self.1);
-        guarded(|| {
-            robotstxt::DefaultMatcher::default()
-                .one_agent_allowed_by_robots(body, agent, url)
-        })
+        robotstxt_allowed(self.0[file], self.1, url)
     }
 }
 
@@ -1368,13 +1311,9 @@ fn compare(
 
     // Set-up: the peers (robotstxt has none).
     let s = setup.entry(Lib::Texting).or_default();
-    let texting = s.each(&w.files, |_, f| {
-        texting_robots::Robot::new(agent, &f.bytes)
-            .map_err(|e| format!("{e:#}"))
-    });
+    let texting = s.each(&w.files, |_, f| TextingRobots::new(agent, &f.bytes));
     let s = setup.entry(Lib::Fast).or_default();
-    let fast_parsed =
-        s.each(&w.files, |_, f| Ok(fast_robots::RobotsTxt::parse(&f.text)));
+    let fast_parsed = s.each(&w.files, |_, f| Ok(FastRobots::parse(&f.text)));
     let fast = s
         .each(&w.files, |i, _| {
             Ok(fast_parsed[i].as_ref().map(|r| r.matcher()))
@@ -1713,8 +1652,9 @@ fn peer_hint(url: &str) -> &'static str {
 }
 
 /// Classifies disagreements between robofilter (google) and the robotstxt
-/// crate by the known divergences of tests/differential.rs (a port of its
-/// `applies` checks; "unexplained" if none applies).
+/// crate by the known divergences of
+/// crates/robofilter/tests/differential.rs (a port of its `applies` checks;
+/// "unexplained" if none applies).
 struct Kinds<'f> {
     files: &'f [RobotsFile],
     per_file: HashMap<usize, Vec<&'static str>>,
@@ -1740,8 +1680,8 @@ impl<'f> Kinds<'f> {
 mod divergence {
     //! The known divergences between google/robotstxt (which robofilter's
     //! google dialect follows) and the robotstxt crate, as listed in
-    //! tests/differential.rs: each check says whether a divergence can
-    //! apply to a (robots.txt, URL) pair.
+    //! crates/robofilter/tests/differential.rs: each check says whether a
+    //! divergence can apply to a (robots.txt, URL) pair.
 
     use robotstxt::DefaultMatcher;
     use robotstxt::matcher::{
@@ -1751,7 +1691,7 @@ mod divergence {
         ParseKeyType, ParsedRobotsKey, RobotsTxtParser, escape_pattern,
     };
 
-    use super::guarded;
+    use compare::peers::guarded;
 
     /// A check on a robots.txt body.
     type Check = fn(&str) -> bool;
@@ -2260,7 +2200,7 @@ impl Report {
                         .map(|(k, n)| format!("{k} {n}"))
                         .collect();
                     let what = if ex.lib == Lib::Robotstxt {
-                        "known divergence kinds (tests/differential.rs)"
+                        "known divergence kinds (crates/robofilter/tests/differential.rs)"
                     } else {
                         "by URL"
                     };
@@ -2347,46 +2287,4 @@ fn thousands(n: usize) -> String {
         out.push(c);
     }
     out
-}
-
-// ---------------------------------------------------------------------------
-// Timing and panics
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
-fn thread_cpu_ns() -> f64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: `ts` is a valid, writable timespec, CLOCK_THREAD_CPUTIME_ID a
-    // constant the kernel knows; clock_gettime writes only into `ts`.
-    let rc =
-        unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
-    ts.tv_sec as f64 * 1e9 + ts.tv_nsec as f64
-}
-
-thread_local! {
-    /// Set while a library call runs under `guarded`: its panic is counted,
-    /// not printed.
-    static QUIET: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Prints panics only outside `guarded`.
-fn quiet_panics() {
-    let default = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        if !QUIET.with(Cell::get) {
-            default(info);
-        }
-    }));
-}
-
-/// Runs a library call; `None` if it panicked.
-fn guarded<T>(f: impl FnOnce() -> T) -> Option<T> {
-    let was = QUIET.with(|q| q.replace(true));
-    let r = catch_unwind(AssertUnwindSafe(f)).ok();
-    QUIET.with(|q| q.set(was));
-    r
 }
