@@ -395,11 +395,10 @@ pub enum SchemeArg {
 
 /// The most shards a directory may have (`--shards`; a shard directory's
 /// `index.json` with more is refused).
-pub const MAX_SHARDS: u32 = 1 << 16;
+pub const MAX_SHARDS: u32 = robofilter_io::MAX_SHARDS;
 
 /// The User-Agent header `fetch` sends unless told otherwise.
-pub const DEFAULT_USER_AGENT: &str =
-    concat!("robofilter/", env!("CARGO_PKG_VERSION"), " (robots.txt fetcher)");
+pub const DEFAULT_USER_AGENT: &str = robofilter_fetch::DEFAULT_USER_AGENT;
 
 /// `robofilter fetch`.
 #[derive(Debug, Args)]

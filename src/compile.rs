@@ -13,7 +13,7 @@ use robofilter::{
 
 use crate::args::CompileArgs;
 use crate::files::{self, Output};
-use crate::shards::{self, AtomicDir};
+use crate::files::{AtomicDir, INDEX_NAME, ShardFile, ShardIndex};
 use crate::sources::{self, HostSource, Limits, SourceStats};
 
 /// The default per-group byte budget of bundles.
@@ -333,32 +333,21 @@ fn sharded(
             .context("internal error: a shard does not load")?;
         hosts += bundle.host_len() as u64;
         members += bundle.member_len();
-        let name = shards::shard_name(i as u32, n);
-        dir.write(&name, bytes.as_bytes())?;
-        files.push(shards::ShardFile {
-            name,
-            length: bytes.as_bytes().len() as u64,
-            crc32: crc32fast::hash(bytes.as_bytes()),
-            hosts: bundle.host_len() as u64,
-        });
+        let file = ShardFile::of(
+            i as u32,
+            n,
+            bytes.as_bytes(),
+            bundle.host_len() as u64,
+        );
+        dir.write(&file.name, bytes.as_bytes())?;
+        files.push(file);
     }
     let total: u64 = files.iter().map(|f| f.length).sum();
     let largest = files.iter().map(|f| f.length).max().unwrap_or(0);
-    let index = shards::ShardIndex {
-        format: shards::FORMAT.into(),
-        version: shards::VERSION,
-        shards: n,
-        hash: robofilter::HOST_HASH_NAME.into(),
-        dialect: dialect.to_string(),
-        agents: config.get_agents().map(|a| a.to_vec()),
-        build_id: build_id(total, start),
-        hosts,
-        files,
-    };
-    let mut json = serde_json::to_vec_pretty(&index)
-        .context("internal error: cannot write the shard index")?;
-    json.push(b'\n');
-    dir.write(shards::INDEX_NAME, &json)?;
+    let agents = config.get_agents().map(|a| a.to_vec());
+    let index =
+        ShardIndex::new(dialect, agents, build_id(total, start), files);
+    dir.write(INDEX_NAME, &index.to_json())?;
     dir.commit()?;
     for note in &stats.notes {
         diag!("robofilter: note: {note}");

@@ -4,23 +4,22 @@
 
 use std::borrow::Cow;
 use std::io::Write;
-use std::sync::Arc;
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Result, anyhow};
 use robofilter::{
-    Config, GroupSource, HostCache, MatchPath, Members, Outcome, Target,
-    UrlChecker,
+    GroupSource, HostCache, MatchPath, Outcome, Target, UrlChecker,
 };
 
 use crate::args::{CheckArgs, ExplainArgs};
-use crate::files::{self, Compiled, Output};
+use crate::files::{self, Output};
 
 /// Prints `VERDICT<TAB>URL` per URL: `allow` or `disallow`, and with a
 /// bundle also `unknown` (no entry for the URL's host); with several
 /// agents, one verdict column per agent.
 pub fn check(args: CheckArgs) -> Result<()> {
     let dialect = args.dialect.map(Into::into);
-    with_checker(&args.robots, dialect, &args.agent, |checker| {
+    let open = files::Open::any().dialect(dialect);
+    files::with_checker(&args.robots, &args.agent, open, |checker| {
         let mut cache = HostCache::new();
         let mut out = Output::new(None)?;
         let mut each = vec![Outcome::Invalid; args.agent.len()];
@@ -47,7 +46,8 @@ pub fn check(args: CheckArgs) -> Result<()> {
 pub fn explain(args: ExplainArgs) -> Result<()> {
     let dialect = args.dialect.map(Into::into);
     let several = args.agent.len() > 1;
-    with_checker(&args.file, dialect, &args.agent, |checker| {
+    let open = files::Open::any().dialect(dialect);
+    files::with_checker(&args.file, &args.agent, open, |checker| {
         let mut cache = HostCache::new();
         let mut out = Output::new(None)?;
         let mut reason = Vec::new();
@@ -98,48 +98,6 @@ fn why(
         other => {
             robofilter::write_why(reason, url, Some(other), agent);
             (other.outcome(agent, url, MatchPath::from_url(url)), "no group")
-        }
-    }
-}
-
-/// Runs `f` with the checker of `path` (a robots.txt, compiled in memory,
-/// a rules file, a bundle or a shard directory) for `agents`: what `check`
-/// and `explain` share.
-fn with_checker<T>(
-    path: &std::path::Path,
-    dialect: Option<robofilter::Dialect>,
-    agents: &[String],
-    f: impl for<'a> FnOnce(&UrlChecker<'a>) -> Result<T>,
-) -> Result<T> {
-    if crate::shards::ShardIndex::is_dir(path) {
-        return crate::shards::with_checker(path, agents, f);
-    }
-    // A bundle file: its index, and only the members the URLs need.
-    const WHAT: &str = "robots.txt, rules file or bundle";
-    if let Some(index) = files::BundleIndex::open(path, WHAT)? {
-        let bundle = index.load()?;
-        files::check_dialect(dialect, bundle.dialect(), "bundle", path)?;
-        files::check_agents(agents, bundle.dialect())?;
-        let agents: Vec<&str> = agents.iter().map(String::as_str).collect();
-        return files::with_bundle_checker(&index, &bundle, &agents, f);
-    }
-    let config = agents.iter().fold(Config::new(), |c, a| c.agent(a));
-    let bytes = files::rules_or_robots(path, dialect, config)?;
-    let compiled = Compiled::load(&bytes, path)?;
-    let name = files::display(path);
-    files::check_agents(agents, compiled.dialect())?;
-    let agents: Vec<&str> = agents.iter().map(String::as_str).collect();
-    match &compiled {
-        Compiled::Rules(rules) => {
-            let checker = UrlChecker::rules(rules, &agents)
-                .with_context(|| format!("rules file '{name}'"))?;
-            f(&checker)
-        }
-        Compiled::Bundle(bundle) => {
-            let members = Arc::new(Members::new(bundle));
-            let checker = UrlChecker::bundle(bundle, members, &agents)
-                .map_err(|e| anyhow!("bundle '{name}', {e}"))?;
-            f(&checker)
         }
     }
 }

@@ -42,15 +42,13 @@ use anyhow::{Context, Result, anyhow, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use robofilter::{
-    HostCache, MatchPath, Members, Outcome, Reason, Target, UrlChecker,
-    write_why,
+    HostCache, MatchPath, Outcome, Reason, Target, UrlChecker, write_why,
 };
 
 use crate::args::{Emit, FilterArgs};
 use crate::explain::escape_tail;
-use crate::files::{self, Compiled, Output};
-use crate::input::{Input, Source};
-use crate::shards::{self, ShardIndex};
+use crate::files::{self, Output};
+use crate::files::{Input, Source};
 
 /// The target chunk length; a chunk extends to the end of its last line.
 /// Small enough that the threads finish a block nearly together (a thread
@@ -97,13 +95,13 @@ pub fn run(args: FilterArgs) -> Result<()> {
     }
     let mut inputs = vec![(args.rules.as_path(), "rules file or bundle")];
     inputs.extend(paths.iter().map(|p| (p.as_path(), "URL list")));
-    crate::input::check_streams_once(&inputs)?;
+    files::check_streams_once(&inputs)?;
     // Before any work: an output that is an input would destroy it, and a
     // missing output directory is better known now than after the run.
     let mut read: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
     read.push(&args.rules);
     // A shard directory's files are inputs too (read later, lazily).
-    let shard_files = shards::files_of(&args.rules);
+    let shard_files = files::files_of(&args.rules);
     read.extend(shard_files.iter().map(PathBuf::as_path));
     match &args.output {
         Some(out) => files::check_output_not_input(out, &read)?,
@@ -130,45 +128,10 @@ pub fn run(args: FilterArgs) -> Result<()> {
         .context("cannot start the worker threads")?;
 
     let rules_name = files::display(&args.rules);
-    // A shard directory: each shard when a URL first needs it.
-    if ShardIndex::is_dir(&args.rules) {
-        return shards::with_checker(&args.rules, &args.agent, |checker| {
-            decide(checker, &rules_name, &args, &paths, out, threads, start)
-        });
-    }
-    // A bundle file: its index now, each member when first used. Anything
-    // else (a rules file, stdin): read whole.
-    const WHAT: &str = "rules file or bundle";
-    let agents: Vec<&str> = args.agent.iter().map(String::as_str).collect();
-    if let Some(index) = files::BundleIndex::open(&args.rules, WHAT)? {
-        let bundle = index.load()?;
-        files::check_agents(&args.agent, bundle.dialect())?;
-        return files::with_bundle_checker(&index, &bundle, &agents, |c| {
-            decide(c, &rules_name, &args, &paths, out, threads, start)
-        });
-    }
-    let bytes = files::read_owned(&args.rules, WHAT)?;
-    // Declared first so that they outlive the checker, which borrows one.
-    let rules;
-    let bundle;
-    let checker;
-    match Compiled::load(&bytes, &args.rules)? {
-        Compiled::Rules(r) => {
-            files::check_agents(&args.agent, r.dialect())?;
-            rules = r;
-            checker = UrlChecker::rules(&rules, &agents)
-                .with_context(|| format!("rules file '{rules_name}'"))?;
-        }
-        Compiled::Bundle(b) => {
-            // A bundle from stdin or a pipe, read whole.
-            files::check_agents(&args.agent, b.dialect())?;
-            bundle = b;
-            let members = Arc::new(Members::new(&bundle));
-            checker = UrlChecker::bundle(&bundle, members, &agents)
-                .map_err(|e| anyhow!("bundle '{rules_name}', {e}"))?;
-        }
-    }
-    decide(&checker, &rules_name, &args, &paths, out, threads, start)
+    let open = files::Open::compiled();
+    files::with_checker(&args.rules, &args.agent, open, |checker| {
+        decide(checker, &rules_name, &args, &paths, out, threads, start)
+    })
 }
 
 /// Decides every line of the inputs `paths` with `checker` into `out`.
@@ -255,7 +218,7 @@ fn progress_bar(inputs: &[Input]) -> Option<ProgressBar> {
     if !io::stderr().is_terminal() {
         return None;
     }
-    let known: Option<u64> = inputs.iter().map(Input::len).sum();
+    let known: Option<u64> = inputs.iter().map(Input::plain_len).sum();
     let bar = match known {
         Some(len) => ProgressBar::new(len).with_style(
             ProgressStyle::with_template(

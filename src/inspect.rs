@@ -8,14 +8,14 @@ use std::io::Write;
 use anyhow::{Context, Result, bail};
 use robofilter::{
     AgentInfo, AlignedBytes, Compiler, Config, Dialect, EngineKind,
-    FetchStatus, GroupSource, HostRules, Rules,
+    FetchStatus, GroupSource, HostRules, InputKind, Rules,
 };
 
 use serde_json::{Map, Value, json};
 
 use crate::args::InspectArgs;
-use crate::files::{self, Kind, Output};
-use crate::shards::ShardIndex;
+use crate::files::ShardIndex;
+use crate::files::{self, Output};
 
 pub fn run(args: InspectArgs) -> Result<()> {
     let path = &args.file;
@@ -26,7 +26,7 @@ pub fn run(args: InspectArgs) -> Result<()> {
     // Before any work: an output that is the input would destroy it.
     if let Some(out) = &args.output {
         let mut read = vec![path.clone()];
-        read.extend(crate::shards::files_of(path));
+        read.extend(crate::files::files_of(path));
         let read: Vec<&std::path::Path> =
             read.iter().map(|p| p.as_path()).collect();
         files::check_output_not_input(out, &read)?;
@@ -36,18 +36,18 @@ pub fn run(args: InspectArgs) -> Result<()> {
     }
     let bytes = files::read_owned(path, "robots.txt, rules file or bundle")?;
     let mut out = Output::new(args.output.as_deref())?;
-    let kind = Kind::of(&bytes);
+    let kind = InputKind::of(&bytes);
     if args.json || args.summary {
         return run_json(&args, &bytes, kind, want, out);
     }
-    if kind == Kind::Bundle {
+    if kind == InputKind::Bundle {
         inspect_bundle(&mut out, &bytes, path, args.host.as_deref())?;
     } else if args.host.is_some() {
         bail!(
             "--host applies to bundles; '{}' is not one",
             files::display(path)
         );
-    } else if kind == Kind::Rules {
+    } else if kind == InputKind::Rules {
         let rules = files::load_rules(&bytes, path)?;
         if let Some(want) = want.filter(|&w| w != rules.dialect()) {
             bail!(
@@ -369,18 +369,18 @@ fn any_damaged(what: &str, damaged: &[String]) -> Result<()> {
 fn run_json(
     args: &InspectArgs,
     bytes: &[u8],
-    kind: Kind,
+    kind: InputKind,
     want: Option<Dialect>,
     mut out: Output,
 ) -> Result<()> {
     let path = &args.file;
     let name = files::display(path);
-    if kind != Kind::Bundle {
+    if kind != InputKind::Bundle {
         if args.summary {
             bail!("--summary applies to bundles; '{name}' is not one");
         }
         let compiled;
-        let rules = if kind == Kind::Rules {
+        let rules = if kind == InputKind::Rules {
             files::load_rules(bytes, path)?
         } else {
             let config = Config::new().dialect(want.unwrap_or_default());

@@ -17,17 +17,17 @@ mod args;
 mod compile;
 mod explain;
 mod fetch;
-mod files;
 mod filter;
-mod input;
 mod inspect;
-mod shards;
-mod sources;
+mod shard;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
+// The files every command reads and writes.
+use robofilter_io as files;
+use robofilter_sources as sources;
 
 use crate::args::{Cli, Command, Generate};
 
@@ -39,6 +39,9 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(err) => return usage_error(&err),
     };
+    // The CLI owns its process: interrupted runs remove their temporary
+    // outputs, and inputs may be memory-mapped (robofilter-io).
+    files::install_signal_handlers();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
@@ -79,7 +82,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Explain(a) => explain::explain(a),
         Command::Fetch(a) => fetch::run(a),
         Command::Inspect(a) => inspect::run(a),
-        Command::Shard(a) => shards::run(a),
+        Command::Shard(a) => shard::run(a),
         Command::Generate(a) => generate(a.what),
     }
 }

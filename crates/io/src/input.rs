@@ -10,13 +10,16 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
-use crate::files::{self, Compression};
+use robofilter::InputKind;
+
+use crate::decompress::decoder;
+use crate::path as files;
 
 /// One input, checked before any output. Regular files are closed after
 /// the check and opened again when their turn comes, so that many inputs
 /// do not each hold a descriptor (EMFILE); a plain one is then
 /// memory-mapped, which spares the copy a read makes (see BENCHMARKS.md,
-/// and [`files::map_window`] for a file cut underneath the run).
+/// and [`crate::map_window`] for a file cut underneath the run).
 pub enum Input {
     /// Stdin, a pipe or a FIFO (decompressed if need be), kept open.
     Stream(Box<dyn Read + Send>),
@@ -46,8 +49,8 @@ impl Input {
         let head = reader
             .fill_buf()
             .with_context(|| format!("cannot read URL list '{name}'"))?;
-        refuse_compiled(head, &name)?;
-        let plain = Compression::detect(head).is_none();
+        refuse_compiled(InputKind::of(head), &name)?;
+        let plain = !InputKind::of(head).is_compressed();
         if !plain {
             // A compressed rules file or bundle is refused before any
             // output too: its decompressed head is read now (and again when
@@ -58,7 +61,7 @@ impl Input {
     }
 
     /// The length of a plain regular file.
-    pub fn len(&self) -> Option<u64> {
+    pub fn plain_len(&self) -> Option<u64> {
         match *self {
             Input::File { len, plain: true } => Some(len),
             _ => None,
@@ -88,7 +91,7 @@ impl Input {
         match now {
             Some(now)
                 if now > 0
-                    && Compression::detect(&head[..head_len]).is_none() =>
+                    && !InputKind::of(&head[..head_len]).is_compressed() =>
             {
                 return Ok(Source::Mapped { file, len: now });
             }
@@ -156,13 +159,13 @@ pub fn check_streams_once(inputs: &[(&Path, &str)]) -> Result<()> {
 
 /// The reader of a URL list file opened again (`now` octets long, if it is
 /// still a regular file), decompressed, which fails if the file ends
-/// before that length ([`files::Whole`]).
+/// before that length ([`crate::Whole`]).
 fn file_reader(
     file: File,
     now: Option<u64>,
     path: &Path,
 ) -> Result<Box<dyn Read + Send>> {
-    let file = files::Whole::new(file, now.unwrap_or(0));
+    let file = crate::read::Whole::new(file, now.unwrap_or(0));
     decompress(Box::new(io::BufReader::new(file)), &files::display(path))
 }
 
@@ -193,80 +196,25 @@ pub enum Source {
 /// Fails if a URL list starts with the magic of a rules file or a bundle:
 /// read as text, its lines would all be counted invalid and the run would
 /// succeed; most likely the files were given in the wrong order.
-fn refuse_compiled(head: &[u8], name: &str) -> Result<()> {
-    match files::Kind::of(head).compiled_name() {
-        Some(what) => bail!(
-            "URL list '{name}' is a {what}, not a list of URLs; the rules \
-             or bundle go first: `robofilter filter RULES --agent NAME \
-             FILE...`"
-        ),
-        None => Ok(()),
+fn refuse_compiled(kind: InputKind, name: &str) -> Result<()> {
+    if kind.is_compiled() {
+        bail!(
+            "URL list '{name}' is {kind}, not a list of URLs; the rules or \
+             bundle go first: `robofilter filter RULES --agent NAME FILE...`"
+        );
     }
+    Ok(())
 }
 
 /// Wraps `r` in a decoder if it starts with a gzip or zstd magic number,
 /// refusing a rules file or bundle ([`refuse_compiled`]) whether it is
-/// compressed or not. Both heads are read whole, even from a pipe that
-/// gives a few octets at a time ([`files::peek`]).
+/// compressed or not.
 fn decompress(
     r: Box<dyn BufRead + Send>,
     name: &str,
 ) -> Result<Box<dyn Read + Send>> {
-    let read_error = || format!("cannot read URL list '{name}'");
-    let (head, raw) = files::peek(r, HEAD).with_context(read_error)?;
-    refuse_compiled(&head, name)?;
-    let Some(compression) = Compression::detect(&head) else {
-        return Ok(Box::new(raw));
-    };
-    let inner: Box<dyn Read + Send> = match compression {
-        // Multi-member: concatenated gzip files are one stream.
-        Compression::Gzip => {
-            Box::new(flate2::bufread::MultiGzDecoder::new(raw))
-        }
-        Compression::Zstd => Box::new(
-            zstd::stream::read::Decoder::with_buffer(raw).with_context(
-                || format!("cannot start zstd decoding of '{name}'"),
-            )?,
-        ),
-    };
-    let decoder = Decoded { inner, tool: compression.tool(), read: 0 };
-    let (head, decoded) = files::peek(decoder, HEAD)
-        .with_context(|| format!("cannot decompress URL list '{name}'"))?;
-    refuse_compiled(&head, name)?;
-    Ok(Box::new(decoded))
+    let (raw, decoded, reader) = decoder(r, name, "URL list")?;
+    refuse_compiled(raw, name)?;
+    refuse_compiled(decoded, name)?;
+    Ok(reader)
 }
-
-/// A decoder whose errors say how far it got and how to check the file (a
-/// damaged stream is found out when its checksum fails, at the end of a
-/// gzip member: lines decoded from the damage may have been decided and
-/// written by then).
-struct Decoded {
-    inner: Box<dyn Read + Send>,
-    tool: &'static str,
-    /// Decompressed octets read so far.
-    read: u64,
-}
-
-impl Read for Decoded {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        match self.inner.read(buf) {
-            Ok(n) => {
-                self.read += n as u64;
-                Ok(n)
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => Err(e),
-            Err(e) => Err(io::Error::new(
-                e.kind(),
-                format!(
-                    "{e}, after {} decompressed octets: the file is damaged \
-                     or cut (`{} -t FILE` checks it)",
-                    self.read, self.tool
-                ),
-            )),
-        }
-    }
-}
-
-/// How much of a URL list [`decompress`] reads up front, raw and
-/// decompressed: more than the longest magic it looks for.
-const HEAD: usize = 64;

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use crate::bundle::host_hash;
 use crate::compile::{Compiler, Config};
 use crate::error::BuildError;
-use crate::kind::InputKind;
 use crate::fetch::{Fetch, Policy};
+use crate::kind::InputKind;
 use crate::url::normalize_host;
 use crate::wire::{
     self, ALLOW_ALL, BUNDLE_FORMAT_VERSION, BUNDLE_MAGIC, DISALLOW_ALL,

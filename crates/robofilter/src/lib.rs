@@ -132,8 +132,8 @@ pub use crate::check::{
 };
 pub use crate::dialect::{Dialect, ParseDialectError};
 pub use crate::error::{AgentError, LoadError};
-pub use crate::kind::{INPUT_KIND_HEAD, InputKind};
 pub use crate::fetch::{Fetch, FetchStatus, Policy};
+pub use crate::kind::{INPUT_KIND_HEAD, InputKind};
 pub use crate::rules::{
     AgentInfo, BLOCKED_SEARCH_LIMIT, EngineKind, Explanation, GroupInfo,
     GroupSource, Matcher, OtherRecord, Reason, Record, RuleInfo, Rules,
@@ -167,11 +167,11 @@ pub use crate::parse::{
 // cycles; `tests/module_graph.rs` checks that.
 //
 // The vocabulary and the file format.
-mod kind;
 mod agent;
 mod aligned;
 mod dialect;
 mod error;
+mod kind;
 mod verdict;
 mod wire;
 // Reading URLs and robots.txt text.

@@ -187,3 +187,27 @@ fn the_largest_real_files() {
         check(name, &body, &urls(&mut rng, letters, 40));
     }
 }
+
+/// A test that needs `../shared`, run with none, says so where the run's
+/// output shows it: a line in the skips file.
+#[test]
+fn a_skip_is_recorded_in_the_skips_file() {
+    let tmp = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let skips = tmp.join(format!("skips-{}.txt", std::process::id()));
+    let _ = std::fs::remove_file(&skips);
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "pathological::the_largest_real_files"])
+        .env("ROBOFILTER_SHARED", tmp.join("no-such-shared-dir"))
+        .env("ROBOFILTER_TEST_SKIPS", &skips)
+        .output()
+        .unwrap();
+    let text = std::fs::read_to_string(&skips).unwrap_or_default();
+    let _ = std::fs::remove_file(&skips);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        text.starts_with("pathological::the_largest_real_files: ")
+            && text.contains("does not exist")
+            && text.lines().count() == 1,
+        "{text:?}"
+    );
+}

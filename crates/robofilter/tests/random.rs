@@ -153,4 +153,3 @@ pub(crate) fn random_url(rng: &mut Rng) -> Vec<u8> {
     }
     url.into_bytes()
 }
-

@@ -36,10 +36,8 @@ pub fn data_dir() -> PathBuf {
 /// the repository). A test that finds none calls [`skip`].
 #[allow(dead_code)]
 pub fn shared_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("ROBOFILTER_SHARED").map_or_else(
-        || workspace_dir().join("../shared"),
-        PathBuf::from,
-    );
+    let dir = std::env::var_os("ROBOFILTER_SHARED")
+        .map_or_else(|| workspace_dir().join("../shared"), PathBuf::from);
     if dir.is_dir() { Some(dir) } else { None }
 }
 
@@ -527,28 +525,3 @@ pub fn skip(test: &str, reason: &str) {
         panic!("{test} skipped ({reason}), and {}: {e}", path.display());
     }
 }
-
-/// A test that needs `../shared`, run with none, says so where the run's
-/// output shows it: a line in the skips file.
-#[test]
-fn a_skip_is_recorded_in_the_skips_file() {
-    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let skips = tmp.join(format!("skips-{}.txt", std::process::id()));
-    let _ = std::fs::remove_file(&skips);
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "pathological::the_largest_real_files"])
-        .env("ROBOFILTER_SHARED", tmp.join("no-such-shared-dir"))
-        .env("ROBOFILTER_TEST_SKIPS", &skips)
-        .output()
-        .unwrap();
-    let text = std::fs::read_to_string(&skips).unwrap_or_default();
-    let _ = std::fs::remove_file(&skips);
-    assert!(out.status.success(), "{out:?}");
-    assert!(
-        text.starts_with("pathological::the_largest_real_files: ")
-            && text.contains("does not exist")
-            && text.lines().count() == 1,
-        "{text:?}"
-    );
-}
-

@@ -13,11 +13,11 @@ use robofilter::{Fetch, normalize_host};
 use serde::de::{self, IgnoredAny, Visitor};
 use serde::{Deserialize, Deserializer};
 
-use super::{
+use crate::{
     HostSource, Limits, SourceStats, count, decode_error, examples,
     open_stream,
 };
-use crate::files;
+use robofilter_io as files;
 
 /// Room on a manifest line for everything but the body: 64 KiB.
 const LINE_SLACK: usize = 64 << 10;

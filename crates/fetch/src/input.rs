@@ -11,8 +11,8 @@ use robofilter::{
     NoHostKey, normalize_host, scheme_len, shard_of_key, url_host_key,
 };
 
-use crate::files;
-use crate::sources;
+use robofilter_io as files;
+use robofilter_sources as sources;
 
 /// The longest input line read (a longer one is reported and skipped).
 const MAX_LINE: usize = 64 << 10;

@@ -21,7 +21,7 @@ use std::path::Path;
 use anyhow::{Context, Result, anyhow, bail};
 use robofilter::{Config, Dialect, Fetch, MAX_LINE_LEN};
 
-use crate::files;
+use robofilter_io as files;
 
 pub use hosts::read_hosts_dir;
 pub use manifest::read_manifest;
@@ -175,8 +175,9 @@ fn read_capped(reader: impl Read, cap: usize) -> io::Result<(Vec<u8>, bool)> {
 // ---------------------------------------------------------------------
 // Compressed inputs
 
-/// How an input is compressed ([`files::Compression`]; `None`: plain).
-type Compression = Option<files::Compression>;
+/// How an input is compressed: the tool that decompresses it (`gzip`,
+/// `zstd`), or `None` for plain.
+type Compression = Option<&'static str>;
 
 /// ` (decompressed)` after a byte offset in a compressed stream.
 fn offset_suffix(comp: Compression) -> &'static str {
@@ -195,28 +196,18 @@ fn open_stream(
     what: &str,
 ) -> Result<(Box<dyn BufRead>, Compression)> {
     let name = files::display(path);
-    let raw: Box<dyn Read> = if files::is_stdin(path) {
-        Box::new(io::stdin())
+    let raw: Box<dyn BufRead + Send> = if files::is_stdin(path) {
+        Box::new(BufReader::with_capacity(64 << 10, io::stdin()))
     } else {
         let (file, _) = files::open(path, what)?;
-        Box::new(file)
+        Box::new(BufReader::with_capacity(64 << 10, file))
     };
-    let (magic, raw) = files::peek(raw, 4)
-        .with_context(|| format!("cannot read {what} '{name}'"))?;
-    let comp = files::Compression::detect(&magic);
-    let raw = BufReader::with_capacity(64 << 10, raw);
-    let reader: Box<dyn BufRead> = match comp {
-        None => Box::new(raw),
-        Some(files::Compression::Gzip) => {
-            Box::new(BufReader::new(flate2::bufread::MultiGzDecoder::new(raw)))
-        }
-        Some(files::Compression::Zstd) => {
-            let d = zstd::stream::read::Decoder::with_buffer(raw)
-                .with_context(|| format!("cannot start zstd on '{name}'"))?;
-            Box::new(BufReader::new(d))
-        }
+    let (kind, _, reader) = files::decoder(raw, &name, what)?;
+    let reader: Box<dyn BufRead> = match kind.tool() {
+        None => Box::new(BufReader::with_capacity(64 << 10, reader)),
+        Some(_) => Box::new(BufReader::new(reader)),
     };
-    Ok((reader, comp))
+    Ok((reader, kind.tool()))
 }
 
 /// A streaming, decompressed reader of `path` (`-`: stdin) as
@@ -235,7 +226,7 @@ fn decode_error(
 ) -> anyhow::Error {
     let what = match comp {
         None => "read".to_string(),
-        Some(c) => format!("decompress ({})", c.tool()),
+        Some(tool) => format!("decompress ({tool})"),
     };
     anyhow!(
         "cannot {what} '{name}' after byte {pos}{}: {e} (is the file \
@@ -302,7 +293,9 @@ mod testing {
     use super::{HostSource, Limits};
 
     pub fn fixture(name: &str) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/bundle").join(name)
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../data/bundle")
+            .join(name)
     }
 
     /// The rfc9309 caps at the default parse limit.

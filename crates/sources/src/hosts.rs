@@ -8,8 +8,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use robofilter::{Fetch, normalize_host};
 
-use super::{HostSource, Limits, SourceStats, count, examples, read_capped};
-use crate::files;
+use crate::{HostSource, Limits, SourceStats, count, examples, read_capped};
 
 /// Reads `DIR/<host>.txt` files, sorted by name: each is that host's
 /// robots.txt, fetched with status 200. Other files and subdirectories are
@@ -147,8 +146,9 @@ fn read_member(
     if more && !limits.cut_ok {
         return Err(limits.too_large());
     }
-    if let Some(what) = files::NotRobotsTxt::of(&body) {
-        return Err(format!("{what}, not a robots.txt (replace it with one)"));
+    let kind = robofilter::InputKind::of(&body);
+    if !kind.is_text() {
+        return Err(format!("{kind}, not a robots.txt (replace it with one)"));
     }
     Ok(body)
 }

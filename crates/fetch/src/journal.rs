@@ -15,7 +15,7 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use fs4::TryLockError;
 use serde::{Deserialize, Serialize};
 
-use crate::fetch::cache;
+use crate::cache;
 
 /// A manifest line's `status`: an HTTP status, or `"unreachable"`.
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]

@@ -8,11 +8,11 @@ use anyhow::{Result, anyhow};
 use robofilter::{Fetch, normalize_host, url_host_key};
 use url::Url;
 
-use super::{
+use crate::{
     Compression, HostSource, Limits, SourceStats, count, decode_error,
     examples, is_blank, open_stream, snippet, trim_eol,
 };
-use crate::files;
+use robofilter_io as files;
 
 /// The most redirects a crawler follows (RFC 9309 §2.3.1.2).
 const MAX_REDIRECTS: u32 = 5;
@@ -751,14 +751,9 @@ fn chunk_size(data: &[u8]) -> Option<(usize, u64)> {
 }
 
 /// Decompresses a gzip body up to one octet past `cap` (the caller's cap
-/// then cuts or refuses it); `None` if it is not gzip.
+/// then cuts or refuses it); `None` if it is not compressed or damaged.
 fn gunzip(data: &[u8], cap: usize) -> Option<Vec<u8>> {
-    let mut out = Vec::new();
-    flate2::read::MultiGzDecoder::new(data)
-        .take(cap as u64 + 1)
-        .read_to_end(&mut out)
-        .ok()?;
-    Some(out)
+    files::decompress_bytes(data, cap as u64).ok().flatten()
 }
 
 #[cfg(test)]

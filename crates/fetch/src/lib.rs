@@ -1,6 +1,9 @@
-//! `robofilter fetch [INPUT]... -o OUT.jsonl`: get the robots.txt of every
-//! host of a frontier (RFC 9309 sections 2.3-2.4, SEMANTICS.md section
-//! 4a), politely, into the manifest `compile --manifest` reads.
+//! robofilter's robots.txt fetcher: get the robots.txt of every host of a
+//! frontier (RFC 9309 sections 2.3-2.4, docs/SEMANTICS.md section 4a),
+//! politely, into the manifest `compile --manifest` reads. The CLI's
+//! `robofilter fetch` and the wheel's `robofilter.fetch` are this crate's
+//! [`fetch`] (blocking) with their arguments as [`Options`]; an async
+//! program awaits [`fetch_async`].
 //!
 //! OUT is also the cache: the next run with the same `-o` keeps entries
 //! that are still fresh without a request, revalidates stale ones with a
@@ -16,22 +19,132 @@ mod input;
 mod journal;
 
 use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::args::{FetchArgs, SchemeArg};
-use crate::fetch::cache::Ttl;
-use crate::fetch::client::{
-    Client, Fetched, Pin, Reply, Settings, Validators,
-};
-use crate::fetch::input::Target;
-use crate::fetch::journal::{
-    Entry, Indexed, Journal, Lines, Loc, Previous, Status,
-};
-use crate::files;
+use crate::cache::Ttl;
+use crate::client::{Client, Fetched, Pin, Reply, Settings, Validators};
+use crate::input::Target;
+use crate::journal::{Entry, Indexed, Journal, Lines, Loc, Previous, Status};
+use robofilter_io as files;
+
+/// `eprintln!` that never panics: a warning that cannot be written is
+/// dropped.
+macro_rules! diag {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// What to fetch, and how: the CLI's `robofilter fetch` arguments.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Host lists, URL lists or frontiers (plain, gzip or zstd; `-` or
+    /// none: stdin).
+    pub inputs: Vec<PathBuf>,
+    /// The manifest to write, and the next run's cache; the journal is
+    /// `OUT.journal`.
+    pub output: PathBuf,
+    /// The User-Agent header.
+    pub user_agent: String,
+    /// Seconds per request (each redirect hop and retry).
+    pub timeout: f64,
+    /// Hosts in flight at once (one request per host name at a time).
+    pub concurrency: u32,
+    /// curl's `--resolve` strings: `HOST:PORT:ADDR[,ADDR...]`.
+    pub resolve: Vec<String>,
+    /// The shortest and longest lifetime of an entry, in seconds.
+    pub min_ttl: u64,
+    /// See [`Options::min_ttl`].
+    pub max_ttl: u64,
+    /// Only the hosts of shard I of N (0-based).
+    pub shard: Option<(u32, u32)>,
+    /// Whether bare `host[:port]` lines are fetched over https (else
+    /// http).
+    pub https: bool,
+    /// The most octets of a body kept (decoded).
+    pub max_body: usize,
+    /// Tries again after a connection failure.
+    pub retries: u32,
+    /// Whether a progress bar is drawn (only ever on a terminal).
+    pub progress: bool,
+}
+
+impl Options {
+    /// The defaults of `robofilter fetch` for `inputs` into `output`.
+    pub fn new(inputs: Vec<PathBuf>, output: PathBuf) -> Options {
+        Options {
+            inputs,
+            output,
+            user_agent: DEFAULT_USER_AGENT.to_string(),
+            timeout: 10.0,
+            concurrency: 256,
+            resolve: Vec::new(),
+            min_ttl: 0,
+            max_ttl: 24 * 3600,
+            shard: None,
+            https: true,
+            max_body: DEFAULT_MAX_BODY,
+            retries: 2,
+            progress: false,
+        }
+    }
+}
+
+/// The User-Agent header by default.
+pub const DEFAULT_USER_AGENT: &str =
+    concat!("robofilter/", env!("CARGO_PKG_VERSION"), " (robots.txt fetcher)");
+
+/// The most octets of a body kept by default: the rfc9309 parse limit
+/// (512,000) plus one line of 16,663 octets, so that the last line is
+/// known whole or cut.
+pub const DEFAULT_MAX_BODY: usize = 528_663;
+
+/// What a run did, host by host: the counts `robofilter fetch` reports.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Summary {
+    /// Hosts in the output.
+    pub hosts: u64,
+    /// 2xx bodies.
+    pub ok: u64,
+    /// 304s: the previous copy renewed.
+    pub revalidated: u64,
+    /// Unavailable (allow all): 4xx but 429, redirects not followed.
+    pub unavailable: u64,
+    /// Unreachable (disallow all): 5xx, 429, no response.
+    pub unreachable: u64,
+    /// Failed refreshes whose previous copy stays in use.
+    pub stale: u64,
+    /// Still fresh: no request.
+    pub fresh: u64,
+    /// Fetched by the interrupted run this one resumed.
+    pub resumed: u64,
+    /// Input lines that named no host (reported, skipped).
+    pub bad_lines: u64,
+    /// Hosts left to other shards (with [`Options::shard`]).
+    pub other_shards: u64,
+    /// Requests made.
+    pub fetched: u64,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+/// [`fetch`] for an async program: the run goes on a thread of its own
+/// (with its own runtime), and the returned future completes with it.
+pub async fn fetch_async(options: Options) -> Result<Summary> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .name("robofilter-fetch".into())
+        .spawn(move || {
+            let _ = tx.send(fetch(&options));
+        })
+        .context("cannot start the fetch thread")?;
+    rx.await.context("the fetch thread stopped")?
+}
 
 /// What became of one host, for the counts.
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
@@ -77,7 +190,14 @@ impl Counts {
     }
 }
 
-pub fn run(args: FetchArgs) -> Result<()> {
+/// Fetches the robots.txt of every host `args` names into `args.output`
+/// (and its journal), blocking until done.
+///
+/// # Errors
+///
+/// A bad option, an input that cannot be read, an output that cannot be
+/// written, or a second run on the same output.
+pub fn fetch(args: &Options) -> Result<Summary> {
     let start = Instant::now();
     let out_path = &args.output;
     if files::is_stdin(out_path) {
@@ -136,7 +256,7 @@ pub fn run(args: FetchArgs) -> Result<()> {
         Err(e) => return Err(journal.abandon(e)),
     };
 
-    let https = matches!(args.scheme, SchemeArg::Https);
+    let https = args.https;
     let (targets, stats) =
         match input::read_targets(&args.inputs, https, args.shard) {
             Ok(t) => t,
@@ -191,7 +311,10 @@ pub fn run(args: FetchArgs) -> Result<()> {
         retries: args.retries,
         resolve: pins,
     };
-    let bar = progress_bar(jobs.len() as u64);
+    let bar = match args.progress {
+        true => progress_bar(jobs.len() as u64),
+        false => None,
+    };
     if !jobs.is_empty() {
         let mut concurrency = args.concurrency as usize;
         if let Some(files) = raise_open_files_limit() {
@@ -246,31 +369,20 @@ pub fn run(args: FetchArgs) -> Result<()> {
         + counts.get(Kind::Unavailable)
         + counts.get(Kind::Unreachable)
         + counts.get(Kind::Stale);
-    let mut shard = String::new();
-    if let Some((i, n)) = args.shard {
-        shard = format!(
-            " (shard {i}/{n}; {} in other shards)",
-            stats.other_shards
-        );
-    }
-    diag!(
-        "robofilter: {}{shard}: {} 2xx, {} revalidated (304), {} \
-         unavailable (allow all), {} unreachable (disallow all), {} stale \
-         copies kept, {} still fresh, {} resumed; {}; {asked} fetched in \
-         {secs:.2} s ({:.0} hosts/s); wrote '{}'",
-        plural(targets.len() as u64, "host"),
-        counts.get(Kind::Ok),
-        counts.get(Kind::Revalidated),
-        counts.get(Kind::Unavailable),
-        counts.get(Kind::Unreachable),
-        counts.get(Kind::Stale),
-        counts.get(Kind::Fresh),
-        counts.get(Kind::Resumed),
-        plural(stats.bad_len, "bad input line"),
-        asked as f64 / secs.max(1e-9),
-        out_path.display()
-    );
-    Ok(())
+    Ok(Summary {
+        hosts: targets.len() as u64,
+        ok: counts.get(Kind::Ok),
+        revalidated: counts.get(Kind::Revalidated),
+        unavailable: counts.get(Kind::Unavailable),
+        unreachable: counts.get(Kind::Unreachable),
+        stale: counts.get(Kind::Stale),
+        fresh: counts.get(Kind::Fresh),
+        resumed: counts.get(Kind::Resumed),
+        bad_lines: stats.bad_len,
+        other_shards: stats.other_shards,
+        fetched: asked,
+        seconds: secs,
+    })
 }
 
 /// Fetches every job, `concurrency` hosts at a time, appending each
@@ -488,12 +600,6 @@ fn progress_bar(len: u64) -> Option<ProgressBar> {
     );
     bar.enable_steady_tick(Duration::from_millis(200));
     Some(bar)
-}
-
-/// `1 host`, `2 hosts`.
-fn plural(n: impl Into<u64>, noun: &str) -> String {
-    let n: u64 = n.into();
-    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
 }
 
 #[cfg(test)]

@@ -1,0 +1,71 @@
+//! robofilter's files, for every front end (the CLI, the wheel, a Rust
+//! crawler): what the engine leaves to its caller.
+//!
+//! - [`with_checker`]: a compiled argument (a rules file, a bundle, or a
+//!   shard directory) opened into a [`robofilter::UrlChecker`], with the
+//!   policy of how it is read: a bundle's members under a read lease and
+//!   mapped, or read when first needed and checked against the file's
+//!   identity, so that a file changed underneath never gives a verdict
+//!   other than the one it gave when it was opened.
+//! - [`Input`]: URL lists, plain, gzip or zstd (decompression lives here
+//!   only), refused when they are compiled files.
+//! - [`AtomicFile`] and [`Output`]: outputs written under a temporary
+//!   name and renamed into place, never over one of the run's inputs.
+//! - [`ShardIndex`]: the one reader and writer of a shard directory's
+//!   `index.json`.
+//!
+//! Signal handling is process-wide, so it is installed only by a front end
+//! that owns the process ([`install_signal_handlers`], the CLI): without
+//! it, nothing is memory-mapped that a signal would have to guard.
+
+/// `eprintln!` that never panics: a warning that cannot be written
+/// (`2>/dev/full`, a closed pipe) is dropped.
+macro_rules! diag {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+// Bottom-up: where files are and how their bytes are held; reading them;
+// bundles and compiled arguments; inputs and outputs; shard directories;
+// a checker for any compiled argument.
+mod bundle_file;
+mod checker;
+mod compiled;
+mod decompress;
+mod input;
+mod lease;
+mod output;
+mod owned;
+mod path;
+mod read;
+mod shard_dir;
+mod signals;
+
+pub use crate::bundle_file::{
+    Arena, BundleIndex, MemberFile, with_bundle_checker,
+};
+pub use crate::checker::{Open, with_checker};
+pub use crate::compiled::{
+    Compiled, check_agent, check_agents, check_dialect, compile, load_bundle,
+    load_rules, rules_or_robots,
+};
+pub use crate::decompress::{Peeked, decoder, decompress_bytes, peek};
+pub use crate::input::{Input, Source, check_streams_once};
+pub use crate::output::{
+    AtomicFile, DIRECT_WRITE_LEN, Output, TEMP_SUFFIX, check_output_not_input,
+    check_stdout_not_input, commit_temp, forget_temp, registered_temp,
+    temp_prefix,
+};
+pub use crate::owned::{Aligned, Bytes};
+pub use crate::path::{display, is_stdin, open, os_bytes, shrank};
+pub use crate::read::{Whole, Window, map_window, read_owned};
+pub use crate::shard_dir::{
+    AtomicDir, INDEX_NAME, MAX_SHARDS, OpenShards, ShardFile, ShardIndex,
+    files_of, open_shards, shard_name, with_shards_checker,
+};
+pub use crate::signals::install_signal_handlers;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,479 @@
+//! Shard directories: `compile --shards N -o DIR` writes N bundles and an
+//! `index.json` naming them; `filter`, `check`, `explain` and `inspect`
+//! read such a directory wherever they take a bundle, opening a shard only
+//! when a URL needs it. A host's shard is [`robofilter::shard_of_key`] of
+//! its bundle host key.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use std::sync::{Arc, OnceLock};
+
+use anyhow::{Context, Result, bail};
+use robofilter::{
+    Bundle, Dialect, HOST_HASH_NAME, MemberReader, Members, ShardOpener,
+    UrlChecker,
+};
+
+use crate::bundle_file::{Arena, BundleIndex, MemberFile};
+use crate::compiled::check_agents;
+use crate::path as files;
+
+/// The most shards a directory may have.
+pub const MAX_SHARDS: u32 = 1 << 16;
+
+/// The index file of a shard directory.
+pub const INDEX_NAME: &str = "index.json";
+
+/// What `index.json` says it is (its `format` key).
+pub const FORMAT: &str = "robofilter-shards";
+
+/// The version of the shard directory layout (`index.json`'s `version`).
+pub const VERSION: u32 = 1;
+
+/// The file name of shard `i` of `n`: `shard-00003-of-00008.bundle`.
+pub fn shard_name(i: u32, n: u32) -> String {
+    format!("shard-{i:05}-of-{n:05}.bundle")
+}
+
+/// `index.json`: what every reader checks before it opens a shard.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShardIndex {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// The layout version, [`VERSION`].
+    pub version: u32,
+    /// How many shards: a host's shard is `hash(key) mod shards`.
+    pub shards: u32,
+    /// The host hash, [`HOST_HASH_NAME`].
+    pub hash: String,
+    /// The dialect every shard was compiled in.
+    pub dialect: String,
+    /// The agents the shards were compiled for; `None`: every agent the
+    /// files name, and `*`.
+    pub agents: Option<Vec<String>>,
+    /// Tells this build's shards from another's.
+    pub build_id: String,
+    /// The hosts in all shards together.
+    pub hosts: u64,
+    /// Per shard, in order.
+    pub files: Vec<ShardFile>,
+}
+
+/// One shard as `index.json` records it.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShardFile {
+    /// The file name, [`shard_name`].
+    pub name: String,
+    /// Its length in octets.
+    pub length: u64,
+    /// The CRC-32 (IEEE) of the whole file.
+    pub crc32: u32,
+    /// The hosts it holds.
+    pub hosts: u64,
+}
+
+impl ShardFile {
+    /// The record of shard `i` of `n`, whose bytes are `bytes` and which
+    /// holds `hosts` hosts.
+    pub fn of(i: u32, n: u32, bytes: &[u8], hosts: u64) -> ShardFile {
+        ShardFile {
+            name: shard_name(i, n),
+            length: bytes.len() as u64,
+            crc32: crc32fast::hash(bytes),
+            hosts,
+        }
+    }
+}
+
+impl ShardIndex {
+    /// The index of a build of `files` (in shard order), compiled with
+    /// `dialect` for `agents` (`None`: every agent).
+    pub fn new(
+        dialect: Dialect,
+        agents: Option<Vec<String>>,
+        build_id: String,
+        files: Vec<ShardFile>,
+    ) -> ShardIndex {
+        ShardIndex {
+            format: FORMAT.into(),
+            version: VERSION,
+            shards: files.len() as u32,
+            hash: HOST_HASH_NAME.into(),
+            dialect: dialect.to_string(),
+            agents,
+            build_id,
+            hosts: files.iter().map(|f| f.hosts).sum(),
+            files,
+        }
+    }
+
+    /// The index as `index.json` holds it.
+    pub fn to_json(&self) -> Vec<u8> {
+        let mut json =
+            serde_json::to_vec_pretty(self).expect("an index serialises");
+        json.push(b'\n');
+        json
+    }
+
+    /// Whether `path` is a shard directory (a directory holding
+    /// `index.json`).
+    pub fn is_dir(path: &Path) -> bool {
+        path.is_dir() && path.join(INDEX_NAME).is_file()
+    }
+
+    /// Reads and checks `DIR/index.json`, naming the file in errors.
+    pub fn read(dir: &Path) -> Result<ShardIndex> {
+        let path = dir.join(INDEX_NAME);
+        let name = files::display(&path);
+        // An index is a few hundred octets per shard: 64 MiB is plenty.
+        let text = read_capped(&path, 64 << 20)
+            .with_context(|| format!("cannot read shard index '{name}'"))?;
+        let index: ShardIndex = serde_json::from_slice(&text)
+            .with_context(|| format!("shard index '{name}' is damaged"))?;
+        let bad = |why: String| -> Result<ShardIndex> {
+            bail!("shard index '{name}' is unusable: {why}")
+        };
+        if index.format != FORMAT {
+            return bad(format!("its format is {:?}", index.format));
+        }
+        if index.version != VERSION {
+            return bad(format!(
+                "its version is {}, this robofilter reads version {VERSION} \
+                 (compile the shards again)",
+                index.version
+            ));
+        }
+        if index.hash != HOST_HASH_NAME {
+            return bad(format!(
+                "its host hash is {:?}, this robofilter shards by \
+                 {HOST_HASH_NAME:?}",
+                index.hash
+            ));
+        }
+        if index.dialect.parse::<Dialect>().is_err() {
+            return bad(format!("unknown dialect {:?}", index.dialect));
+        }
+        if index.shards == 0 || index.shards > MAX_SHARDS {
+            return bad(format!("{} shards", index.shards));
+        }
+        if index.files.len() != index.shards as usize {
+            return bad(format!(
+                "it names {} shard files for {} shards",
+                index.files.len(),
+                index.shards
+            ));
+        }
+        for (i, f) in index.files.iter().enumerate() {
+            let want = shard_name(i as u32, index.shards);
+            if f.name != want {
+                return bad(format!(
+                    "shard {i} is named {:?}, not {want:?}",
+                    f.name
+                ));
+            }
+        }
+        Ok(index)
+    }
+
+    /// The dialect (checked by [`ShardIndex::read`]).
+    pub fn dialect(&self) -> Dialect {
+        self.dialect.parse().expect("checked when read")
+    }
+
+    /// Checks that `DIR/<shard i>` is the file this index names (its
+    /// length, and with `crc` its CRC-32 too), naming the file in errors.
+    pub fn check_shard(&self, dir: &Path, i: usize, crc: bool) -> Result<()> {
+        let f = &self.files[i];
+        let path = dir.join(&f.name);
+        let name = files::display(&path);
+        let meta = fs::metadata(&path).with_context(|| {
+            format!(
+                "shard {i} of '{}' is missing: cannot open '{name}' (a \
+                 shard directory is used whole: compile it again or copy \
+                 every shard)",
+                files::display(dir)
+            )
+        })?;
+        if meta.len() != f.length {
+            bail!(
+                "shard '{name}' is {} octets, its index says {}: it is not \
+                 the shard of this build (compile the shards again, or copy \
+                 the whole directory)",
+                meta.len(),
+                f.length
+            );
+        }
+        if crc {
+            let mut hasher = crc32fast::Hasher::new();
+            let mut file = fs::File::open(&path)
+                .with_context(|| format!("cannot open shard '{name}'"))?;
+            let mut buf = vec![0u8; 1 << 20];
+            loop {
+                let n = io::Read::read(&mut file, &mut buf)
+                    .with_context(|| format!("cannot read shard '{name}'"))?;
+                if n == 0 {
+                    break;
+                }
+                hasher.update(&buf[..n]);
+            }
+            let got = hasher.finalize();
+            if got != f.crc32 {
+                bail!(
+                    "shard '{name}' is damaged: its CRC-32 is {got:08x}, its \
+                     index says {:08x}",
+                    f.crc32
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Reads at most `cap` octets of `path`; more is an error.
+fn read_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    let file = fs::File::open(path)?;
+    io::Read::read_to_end(&mut io::Read::take(file, cap + 1), &mut out)?;
+    if out.len() as u64 > cap {
+        return Err(io::Error::other(format!("longer than {cap} octets")));
+    }
+    Ok(out)
+}
+
+/// A shard directory being written: a temporary directory beside the
+/// destination (removed on a signal or on drop), renamed to it on commit.
+/// The destination must not exist.
+pub struct AtomicDir {
+    dest: PathBuf,
+    temp: Option<tempfile::TempDir>,
+}
+
+impl AtomicDir {
+    /// Creates the temporary directory beside `dest`, before any work.
+    pub fn create(dest: &Path) -> Result<AtomicDir> {
+        if fs::symlink_metadata(dest).is_ok() {
+            bail!(
+                "output '{}' exists: --shards writes a new directory (remove \
+                 it, or name another)",
+                dest.display()
+            );
+        }
+        let Some(name) = dest.file_name() else {
+            bail!("output '{}' is not a directory name", dest.display());
+        };
+        let parent = match dest.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let prefix = crate::output::temp_prefix(name);
+        let temp = crate::output::registered_temp(|| {
+            tempfile::Builder::new()
+                .prefix(&prefix)
+                .suffix(crate::output::TEMP_SUFFIX)
+                .tempdir_in(parent)
+                .map(|t| {
+                    let path = t.path().to_path_buf();
+                    (t, path)
+                })
+        })
+        .with_context(|| {
+            format!(
+                "cannot create a temporary directory in '{}' for output \
+                 '{}' (does the directory exist and is it writable?)",
+                parent.display(),
+                dest.display()
+            )
+        })?;
+        Ok(AtomicDir { dest: dest.to_path_buf(), temp: Some(temp) })
+    }
+
+    /// The temporary directory's path.
+    pub fn path(&self) -> &Path {
+        self.temp.as_ref().expect("not committed").path()
+    }
+
+    /// Writes `bytes` as `name` in the temporary directory, synced.
+    pub fn write(&self, name: &str, bytes: &[u8]) -> Result<()> {
+        let path = self.path().join(name);
+        let write = || -> io::Result<()> {
+            let mut f = fs::File::create(&path)?;
+            f.write_all(bytes)?;
+            f.sync_all()
+        };
+        write().with_context(|| {
+            format!(
+                "cannot write '{}' of output '{}'",
+                name,
+                self.dest.display()
+            )
+        })
+    }
+
+    /// Renames the temporary directory to the destination, which must
+    /// still not exist.
+    pub fn commit(mut self) -> Result<()> {
+        let temp = self.temp.take().expect("not committed");
+        let dest = self.dest.clone();
+        crate::output::commit_temp(temp.path(), || {
+            if fs::symlink_metadata(&dest).is_ok() {
+                return Err(io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    "it was created during the run",
+                ));
+            }
+            fs::rename(temp.path(), &dest)
+        })
+        .with_context(|| {
+            format!("cannot write output '{}'", dest.display())
+        })?;
+        // Renamed: nothing left for the TempDir to remove.
+        let _ = temp.keep();
+        Ok(())
+    }
+}
+
+impl Drop for AtomicDir {
+    fn drop(&mut self) {
+        if let Some(temp) = self.temp.take() {
+            let path = temp.path().to_path_buf();
+            drop(temp);
+            crate::output::forget_temp(&path);
+        }
+    }
+}
+
+/// The files of the shard directory `dir` (its index and every shard that
+/// exists), for the check that an output is not an input; none if `dir`
+/// is not a shard directory.
+pub fn files_of(dir: &Path) -> Vec<PathBuf> {
+    if !ShardIndex::is_dir(dir) {
+        return Vec::new();
+    }
+    let mut files = vec![dir.join(INDEX_NAME)];
+    if let Ok(entries) = fs::read_dir(dir) {
+        let shard = |p: &PathBuf| p.extension().is_some_and(|e| e == "bundle");
+        files.extend(entries.flatten().map(|e| e.path()).filter(shard));
+    }
+    files
+}
+
+/// Runs `f` with a checker of the shard directory `dir` for `agents`:
+/// each shard's index is read, checked against `index.json` and loaded the
+/// first time a URL of one of its hosts is decided, and its members as
+/// `filter` reads a bundle's (each once, by a positioned read).
+pub fn with_shards_checker<T>(
+    dir: &Path,
+    agents: &[String],
+    f: impl for<'a> FnOnce(&UrlChecker<'a>) -> Result<T>,
+) -> Result<T> {
+    let shards = open_shards(dir, agents)?;
+    let agents: Vec<&str> = agents.iter().map(String::as_str).collect();
+    let checker = shards.checker(&agents);
+    f(&checker)
+}
+
+/// A shard directory opened for deciding URLs: its index read and checked,
+/// each shard opened when a URL of one of its hosts first needs it.
+///
+/// What it opens lives as long as the process (the index, and each shard's
+/// index and the members read): a front end opens a directory once per
+/// run (the CLI) or keeps it open (the wheel).
+#[derive(Clone, Copy)]
+pub struct OpenShards {
+    n: usize,
+    dialect: Dialect,
+    open: &'static ShardOpener<'static>,
+}
+
+impl OpenShards {
+    /// The dialect the shards were compiled with.
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    /// A checker of these shards for `agents`.
+    pub fn checker(&self, agents: &[&str]) -> UrlChecker<'static> {
+        UrlChecker::shards(self.n, self.dialect, self.open, agents)
+    }
+}
+
+/// Opens the shard directory `dir` for `agents` (checked against the
+/// agents it was compiled for): see [`OpenShards`].
+pub fn open_shards(dir: &Path, agents: &[String]) -> Result<OpenShards> {
+    let index = ShardIndex::read(dir)?;
+    check_agents(agents, index.dialect())?;
+    if let Some(compiled) = &index.agents {
+        for agent in agents {
+            if agent != "*"
+                && !compiled.iter().any(|c| c.eq_ignore_ascii_case(agent))
+            {
+                bail!(
+                    "shard directory '{}' was compiled for {} only, not for \
+                     '{agent}' (compile it again with --agent {agent}, or \
+                     without --agent for every agent)",
+                    files::display(dir),
+                    compiled.join(", ")
+                );
+            }
+        }
+    }
+    // What a checker of shards borrows lives as long as the process (the
+    // CLI makes one per run): the shards' indexes, their member files and
+    // readers, each made when its shard is first needed.
+    let n = index.files.len();
+    let dialect = index.dialect();
+    let index: &'static ShardIndex = Box::leak(Box::new(index));
+    let dir: &'static Path = Box::leak(dir.to_path_buf().into_boxed_path());
+    let bundles: &'static [OnceLock<Result<BundleIndex, String>>] =
+        Vec::leak((0..n).map(|_| OnceLock::new()).collect());
+    let member_files: &'static [OnceLock<MemberFile<'static>>] =
+        Vec::leak((0..n).map(|_| OnceLock::new()).collect());
+    let readers: &'static [OnceLock<&'static MemberReader<'static>>] =
+        Vec::leak((0..n).map(|_| OnceLock::new()).collect());
+    let open = move |i: usize| -> Result<
+        (Bundle<'static>, Arc<Members<'static>>),
+        String,
+    > {
+        let shard = bundles[i]
+            .get_or_init(|| {
+                open_shard(dir, index, i).map_err(|e| format!("{e:#}"))
+            })
+            .as_ref()
+            .map_err(Clone::clone)?;
+        let bundle = shard.load().map_err(|e| format!("{e:#}"))?;
+        let file = member_files[i].get_or_init(|| {
+            let n = bundle.member_len();
+            let arena = Box::leak(Box::new(Arena::for_bundle(shard, n)));
+            MemberFile::new(shard, n, arena)
+        });
+        let reader = *readers[i].get_or_init(|| {
+            Box::leak(Box::new(move |m, span| file.read(m, span)))
+        });
+        let members = Members::with_reader(&bundle, reader);
+        Ok((bundle, Arc::new(members)))
+    };
+    let open: &'static ShardOpener<'static> = Box::leak(Box::new(open));
+    Ok(OpenShards { n, dialect, open })
+}
+
+/// Opens shard `i` of `dir` and reads its bundle index, after checking
+/// that it is the file `index` names.
+fn open_shard(
+    dir: &Path,
+    index: &ShardIndex,
+    i: usize,
+) -> Result<BundleIndex> {
+    index.check_shard(dir, i, false)?;
+    let path = dir.join(&index.files[i].name);
+    match BundleIndex::open(&path, "shard")? {
+        Some(shard) => Ok(shard),
+        None => bail!(
+            "shard '{}' is not a bundle (compile the shards again)",
+            files::display(&path)
+        ),
+    }
+}
