@@ -3,11 +3,11 @@
 //! the real corpus unpacked on disk.
 //!
 //! - `peer-compare`: robofilter against other Rust robots.txt libraries
-//!   (`tools/bench-peers`).
+//!   (`tools/bench/peers`).
 //! - `engine-compare`: robofilter's compiled automata against a
-//!   regex-automata dense DFA (`tools/bench-engines`).
+//!   regex-automata dense DFA (`tools/bench/engines`).
 //! - `corpus-compile`: every file of the real corpus compiled, engines,
-//!   sizes and times (`tools/bench-corpus`).
+//!   sizes and times (`tools/bench/corpus`).
 
 pub mod corpus;
 pub mod cpu;

@@ -3,7 +3,7 @@
 //! many groups got which engine, the sizes, and the compile times (CPU time
 //! of this one thread; run it on an otherwise idle core).
 //!
-//! Usage: `corpus-compile DIR [google|rfc9309]` (see `tools/bench-corpus`).
+//! Usage: `corpus-compile DIR [google|rfc9309]` (see `tools/bench/corpus`).
 
 use std::time::Instant;
 

@@ -9,7 +9,7 @@
 # All content is synthetic. Deterministic (no randomness, gzip mtime 0);
 # standard library only. Run from the repository root:
 #
-#     python3 tools/gen-bundle-fixtures.py
+#     python3 tools/gen/bundle-fixtures.py
 
 import base64
 import gzip

@@ -9,7 +9,7 @@ the largest and mean member.
 Reads the layouts of src/wire.rs and src/dfa/mod.rs (rules file format
 versions 2 and 3, bundle format versions 2 and 3).
 
-Usage: tools/bundle-sizes.py BUNDLE
+Usage: tools/corpus/bundle-sizes.py BUNDLE
 """
 import struct
 import sys

@@ -5,7 +5,7 @@
 #
 # Deterministic (no randomness); run from the repository root:
 #
-#     python3 tools/gen-sample-urls.py > data/sample/urls.txt
+#     python3 tools/gen/sample-urls.py > data/sample/urls.txt
 
 HOST = "https://www.example.com"
 
