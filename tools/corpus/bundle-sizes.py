@@ -6,14 +6,36 @@ padding), the padding that aligns sections and members, and the bundle
 index (hosts, hash slots, member table, names). Prints a Markdown table, plus
 the largest and mean member.
 
-Reads the layouts of src/wire.rs and src/dfa/mod.rs (rules file format
-versions 2 and 3, bundle format versions 2 and 3).
+Reads the layouts of crates/robofilter/src/wire.rs and
+crates/robofilter/src/dfa/mod.rs (rules file format versions 2 and 3,
+bundle format versions 2 and 3). The magic octets of bundles and rules
+files are not typed here: they are read from their one definition in the
+engine's source (see `magic`).
 
 Usage: tools/corpus/bundle-sizes.py BUNDLE
 """
+import re
 import struct
 import sys
 from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+ENGINE_SRC = ROOT / "crates" / "robofilter" / "src"
+
+
+def magic(name):
+    """The 8 magic octets the engine defines as `const NAME: &[u8; 8] =
+    b"...";`, from whichever of its source files defines them."""
+    pattern = re.compile(
+        rb'\bconst %s: &\[u8; 8\] = b"([^"\\]{8})";' % name.encode())
+    found = [m.group(1) for f in sorted(ENGINE_SRC.rglob("*.rs"))
+             for m in pattern.finditer(f.read_bytes())]
+    if len(found) != 1:
+        sys.exit(f"bundle-sizes.py: {len(found)} definitions of {name} in "
+                 f"{ENGINE_SRC} (expected one `const {name}: &[u8; 8] = "
+                 f"b\"...\";`)")
+    return found[0]
 
 
 def u32(b, at):
@@ -60,7 +82,10 @@ def dfa(eng, off, length, acc):
         acc["DFAs with <= 256 states"] += 1
 
 
-def member(b, acc):
+def member(b, acc, rules_magic):
+    if b[:8] != rules_magic:
+        sys.exit(f"bundle-sizes.py: a member does not start with "
+                 f"{rules_magic.decode()} (a damaged bundle?)")
     version = u32(b, 12)
     sections = u32(b, 36)
     side_len = u32(b, 44)
@@ -138,10 +163,18 @@ def member(b, acc):
 
 
 def main():
+    if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        sys.exit(0)
+    if len(sys.argv) != 2:
+        sys.exit("usage: tools/corpus/bundle-sizes.py BUNDLE (see --help)")
     path = sys.argv[1]
     with open(path, "rb") as f:
         b = f.read()
-    assert b[:8] == b"ROBOBNDL", "not a bundle"
+    if b[:8] != magic("BUNDLE_MAGIC"):
+        sys.exit(f"bundle-sizes.py: {path}: not a bundle (it does not start "
+                 f"with {magic('BUNDLE_MAGIC').decode()})")
+    rules_magic = magic("MAGIC")
     index_len = u64(b, 32)
     hosts, members, slots = u32(b, 40), u32(b, 44), u32(b, 48)
     acc = Counter()
@@ -159,7 +192,7 @@ def main():
         acc["member alignment padding"] += off - pos
         pos = off + length
         sizes.append(length)
-        member(memoryview(b)[off:off + length].tobytes(), acc)
+        member(memoryview(b)[off:off + length].tobytes(), acc, rules_magic)
     acc["member alignment padding"] += len(b) - pos
     total = len(b)
     print(f"{path}: {total} bytes, {hosts} hosts, {members} members, "
