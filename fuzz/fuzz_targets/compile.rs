@@ -9,7 +9,7 @@
 //! costs about a millisecond whatever the input, so the fuzzer reaches
 //! millions of runs, and over-budget groups (split parts, the direct
 //! engine) are exercised often. The default budgets are covered by
-//! `tests/pathological.rs` and by `tools/sweep` on the real corpus.
+//! `tests/pathological.rs` and by `tools/corpus/sweep` on the real corpus.
 
 #![no_main]
 
