@@ -317,7 +317,7 @@ pub struct CompileArgs {
 
 /// What `filter` prints: selected lines whole (fields included).
 #[derive(Clone, Copy, Debug, Default, Eq, PartialEq, ValueEnum)]
-pub enum Emit {
+pub enum EmitArg {
     /// The lines allowed for every agent.
     #[default]
     Allowed,
@@ -342,8 +342,8 @@ pub struct FilterArgs {
     #[arg(long, value_name = "NAME", required = true)]
     pub agent: Vec<String>,
     /// What to print.
-    #[arg(long, value_enum, default_value_t = Emit::Allowed)]
-    pub emit: Emit,
+    #[arg(long, value_enum, default_value_t = EmitArg::Allowed)]
+    pub emit: EmitArg,
     /// Print one JSON object per selected line instead: `url` (or
     /// `url_base64` when it is not UTF-8; null for a line over
     /// --max-url-len), `verdict` (all agents together), `verdicts` (per

@@ -196,7 +196,7 @@ fn print_agent(out: &mut Output, a: &AgentInfo<'_>) -> Result<()> {
 
 /// Text from a robots.txt or a bundle, escaped for the terminal.
 fn escaped(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
-    crate::explain::escape(bytes)
+    robofilter_frontier::escape(bytes)
 }
 
 /// A bundle: its hosts, one per line (`host: NAME<TAB>STATUS<TAB>HOW`), or

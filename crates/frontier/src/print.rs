@@ -1,0 +1,199 @@
+//! The printers: verdict columns, a line's text, `--explain` reasons and
+//! `--json` objects.
+
+use std::borrow::Cow;
+
+use robofilter::Outcome;
+
+/// Writes `o`'s name ([`Outcome::as_str`]) and a TAB, a copy of known
+/// length per outcome (so a few stores rather than a call to `memcpy`).
+#[inline(always)]
+pub fn write_column(out: &mut Vec<u8>, o: Outcome) {
+    match o {
+        Outcome::Allow => out.extend_from_slice(b"allow\t"),
+        Outcome::Disallow => out.extend_from_slice(b"disallow\t"),
+        Outcome::Unknown => out.extend_from_slice(b"unknown\t"),
+        Outcome::Invalid => out.extend_from_slice(b"invalid\t"),
+    }
+}
+
+/// Appends `buf[..len]`, a line's text (`buf` runs on to its chunk's
+/// end), to `out`. A line shorter than 128 octets that has 128 octets of
+/// the chunk from its start is copied as those 128 octets and cut back: a
+/// copy of known length is a few vector moves inline, where `memcpy` of
+/// the line's length was a call that branched on the length. 2.4 % less
+/// CPU time on one host with `--emit all`, although it executes more
+/// instructions (BENCHMARKS.md, "Issue 13: CPU time by part").
+#[inline(always)]
+pub(crate) fn push_text(out: &mut Vec<u8>, buf: &[u8], len: usize) {
+    match buf.first_chunk::<128>() {
+        Some(line) if len < 128 => {
+            let at = out.len();
+            out.extend_from_slice(line);
+            out.truncate(at + len);
+        }
+        _ => out.extend_from_slice(&buf[..len]),
+    }
+}
+
+/// The URL part of a line (up to its first TAB) and its fields (after
+/// that TAB), if it has one.
+pub(crate) fn split_fields(text: &[u8]) -> (&[u8], Option<&[u8]>) {
+    match memchr::memchr(b'\t', text) {
+        Some(k) => (&text[..k], Some(&text[k + 1..])),
+        None => (text, None),
+    }
+}
+
+/// Text for JSON: a string if it is UTF-8, else `None` (then base64).
+pub(crate) fn utf8_or_base64(bytes: &[u8]) -> (Option<&str>, Option<String>) {
+    use base64::Engine as _;
+    match std::str::from_utf8(bytes) {
+        Ok(s) => (Some(s), None),
+        Err(_) => {
+            let b64 = base64::engine::general_purpose::STANDARD;
+            (None, Some(b64.encode(bytes)))
+        }
+    }
+}
+
+/// Why one agent got its outcome, in JSON: `reason` in words, and the
+/// deciding rule's `line` and `pattern` (null when no rule decided).
+#[derive(Clone, serde::Serialize)]
+pub(crate) struct Why<'t> {
+    pub(crate) reason: Cow<'t, str>,
+    pub(crate) line: Option<u32>,
+    pub(crate) pattern: Option<Cow<'t, str>>,
+}
+
+impl<'t> Why<'t> {
+    pub(crate) fn new(
+        why: &'t [u8],
+        rule: Option<(u32, &'t [u8])>,
+    ) -> Why<'t> {
+        Why {
+            reason: String::from_utf8_lossy(why),
+            line: rule.map(|r| r.0),
+            pattern: rule.map(|r| String::from_utf8_lossy(r.1)),
+        }
+    }
+}
+
+/// A JSON object with one key per agent, in the order given.
+pub(crate) struct PerAgent<'t, T> {
+    pub(crate) agents: &'t [String],
+    pub(crate) values: Vec<T>,
+}
+
+impl<T: serde::Serialize> serde::Serialize for PerAgent<'_, T> {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        let mut map = s.serialize_map(Some(self.values.len()))?;
+        for (agent, value) in self.agents.iter().zip(&self.values) {
+            map.serialize_entry(agent, value)?;
+        }
+        map.end()
+    }
+}
+
+/// One line of `--json` output. Fields are written in this order; the
+/// `Option<Option<_>>` ones are left out when `None` and `null` when
+/// `Some(None)`.
+#[derive(serde::Serialize)]
+pub(crate) struct JsonLine<'t> {
+    /// The URL (the line up to its first TAB), if it is UTF-8 (`null`: a
+    /// line not kept whole).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) url: Option<Option<&'t str>>,
+    /// The URL in base64, if it is not UTF-8 (JSON strings cannot carry
+    /// arbitrary octets; the bytes stay exact).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    url_base64: Option<String>,
+    /// The outcome for all agents together.
+    pub(crate) verdict: &'static str,
+    /// Per agent, when there are several.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) verdicts: Option<PerAgent<'t, &'static str>>,
+    pub(crate) host: Option<Cow<'t, str>>,
+    /// The octets after the line's first TAB, if it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) fields: Option<&'t str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fields_base64: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) reason: Option<Cow<'t, str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) line: Option<Option<u32>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) pattern: Option<Option<Cow<'t, str>>>,
+    /// `--explain` per agent, when there are several.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) reasons: Option<PerAgent<'t, Why<'t>>>,
+}
+
+impl<'t> JsonLine<'t> {
+    /// The URL `url` (`None`: not kept) with its outcome.
+    pub(crate) fn new(
+        url: Option<&'t [u8]>,
+        outcome: Outcome,
+    ) -> JsonLine<'t> {
+        let (url, url_base64) = match url.map(utf8_or_base64) {
+            None => (Some(None), None),
+            Some((Some(url), _)) => (Some(Some(url)), None),
+            Some((None, b64)) => (None, b64),
+        };
+        JsonLine {
+            url,
+            url_base64,
+            verdict: outcome.as_str(),
+            verdicts: None,
+            host: None,
+            fields: None,
+            fields_base64: None,
+            reason: None,
+            line: None,
+            pattern: None,
+            reasons: None,
+        }
+    }
+
+    /// Adds `verdicts` when there are several agents.
+    pub(crate) fn verdicts(&mut self, agents: &'t [String], each: &[Outcome]) {
+        if agents.len() > 1 {
+            let values = each.iter().map(|o| o.as_str()).collect();
+            self.verdicts = Some(PerAgent { agents, values });
+        }
+    }
+
+    /// Adds the line's fields.
+    pub(crate) fn fields(&mut self, fields: &'t [u8]) {
+        (self.fields, self.fields_base64) = utf8_or_base64(fields);
+    }
+
+    /// Adds the `--explain` fields: for one agent, the reason in words and
+    /// the deciding rule's line and pattern, if a rule decided; for
+    /// several, `reasons`.
+    pub(crate) fn explain(
+        &mut self,
+        agents: &'t [String],
+        mut whys: Vec<Why<'t>>,
+    ) {
+        if whys.len() == 1 {
+            let why = whys.pop().expect("one");
+            self.reason = Some(why.reason);
+            self.line = Some(why.line);
+            self.pattern = Some(why.pattern);
+        } else {
+            self.reasons = Some(PerAgent { agents, values: whys });
+        }
+    }
+
+    /// Appends the object and a newline to `out`.
+    pub(crate) fn write(&self, out: &mut Vec<u8>) {
+        serde_json::to_writer(&mut *out, self).expect("a Vec takes any JSON");
+        out.push(b'\n');
+    }
+}
