@@ -16,3 +16,4 @@ mod fetch;
 mod frontier;
 mod inspect_json;
 mod shards;
+mod workspace;

@@ -17,11 +17,23 @@ Bulk calls take Arrow arrays and read them in place::
 A line is what the CLI reads: the URL ends at the first TAB (the fields
 after it are ignored), and spaces inside the URL belong to it.
 
+``Rules.load`` takes rules files, bundles and shard directories;
+``robofilter.fetch(inputs, output)`` fetches robots.txt files into the
+manifest that ``Rules.compile_hosts`` and ``robofilter compile --manifest``
+read, as ``robofilter fetch`` does.
+
 ``robofilter.spark.filter_frontier`` runs the same on a PySpark DataFrame.
 ``robofilter.shard_of(urls, n)`` gives each URL's or host's shard, as
 ``robofilter compile --shards n`` places hosts.
 """
 
-from ._robofilter import VERDICTS, RobofilterError, Rules, VerdictBatches, shard_of
+from ._robofilter import (
+    VERDICTS,
+    RobofilterError,
+    Rules,
+    VerdictBatches,
+    fetch,
+    shard_of,
+)
 
-__all__ = ["Rules", "RobofilterError", "VerdictBatches", "VERDICTS", "shard_of"]
+__all__ = ["Rules", "RobofilterError", "VerdictBatches", "VERDICTS", "fetch", "shard_of"]

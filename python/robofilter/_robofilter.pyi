@@ -69,8 +69,13 @@ class Rules:
 
     @staticmethod
     def load(path: str | os.PathLike[str]) -> Rules:
-        """Memory-maps a rules file or bundle (``robofilter compile`` or
-        ``Rules.save``). The file must not change while it is loaded."""
+        """Loads a rules file, a bundle or a shard directory (``robofilter
+        compile`` or ``Rules.save``), checked as ``robofilter filter``
+        checks it. A rules file or bundle is read into memory: a file cut
+        or rewritten afterwards changes no answer. A shard directory's
+        shards are each opened when a URL first needs one, checked against
+        ``index.json``; one changed in place after that raises
+        ``RobofilterError``."""
     @staticmethod
     def from_bytes(data: bytes) -> Rules:
         """Loads rules from bytes (copied once, to align them)."""
@@ -83,7 +88,9 @@ class Rules:
         dfa_byte_limit: int | None = None,
     ) -> Rules:
         """Compiles one robots.txt (``agents``: only these agents' groups
-        and the ``*`` fallback; default: every agent)."""
+        and the ``*`` fallback; default: every agent). Compressed (gzip,
+        zstd) or compiled input is refused with ``RobofilterError``, as
+        ``robofilter compile`` refuses it."""
     @staticmethod
     def compile_hosts(
         sources: Mapping[str, Fetch] | str | os.PathLike[str],
@@ -91,11 +98,16 @@ class Rules:
         dialect: Dialect = "rfc9309",
         agents: Sequence[str] | None = None,
         dfa_byte_limit: int | None = 32768,
+        strict: bool = False,
     ) -> Rules:
-        """Compiles a bundle from ``{host: fetch}`` or a directory of
-        ``HOST.txt`` files (as ``robofilter compile --hosts DIR``)."""
+        """Compiles a bundle from ``{host: fetch}``, a directory of
+        ``HOST.txt`` files, a WARC file (``.warc``, ``.warc.gz``) or a
+        manifest (what ``fetch`` writes): the bytes of ``robofilter compile
+        --hosts``/``--warc``/``--manifest``. A bad member is a ``UserWarning`` and its host disallowed;
+        with ``strict=True``, a ``RobofilterError``."""
     def to_bytes(self) -> bytes:
-        """The rules file's (or bundle's) bytes."""
+        """The rules file's (or bundle's) bytes (not for a shard
+        directory)."""
     def save(self, path: str | os.PathLike[str]) -> None:
         """Writes the rules through a temporary file renamed over ``path``."""
     @property
@@ -174,3 +186,43 @@ def shard_of(urls: object, shards: int) -> int | None | pa.Array:
     ``robofilter compile --shards`` places hosts. One ``str``/``bytes``
     gives an ``int`` (``None``: no host); an Arrow array or a sequence
     gives a ``uint32`` array (null: null input or no host)."""
+
+
+class FetchSummary(TypedDict):
+    """What ``fetch`` did: the counts ``robofilter fetch`` reports."""
+
+    hosts: int
+    ok: int
+    revalidated: int
+    unavailable: int
+    unreachable: int
+    stale: int
+    fresh: int
+    resumed: int
+    bad_lines: int
+    other_shards: int
+    fetched: int
+    seconds: float
+
+def fetch(
+    inputs: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    output: str | os.PathLike[str],
+    *,
+    resolve: Sequence[str] | None = None,
+    scheme: Literal["https", "http"] = "https",
+    timeout: float = 10.0,
+    user_agent: str | None = None,
+    concurrency: int = 256,
+    max_body: int = 528663,
+    min_ttl: int = 0,
+    max_ttl: int = 86400,
+    shard: tuple[int, int] | None = None,
+    retries: int = 2,
+) -> FetchSummary:
+    """Fetches the robots.txt of every host named in ``inputs`` into the
+    manifest ``output``, as ``robofilter fetch`` does (the same output,
+    journal and cache; ``resolve`` takes curl's ``HOST:PORT:ADDR``). The
+    GIL is released while it runs."""
+
+def _shard_index(text: bytes, name: str) -> dict[str, object]:
+    """A shard directory's ``index.json``, parsed and checked."""

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from ._robofilter import Rules, shard_of
+from ._robofilter import Rules, _shard_index, shard_of
 
 if TYPE_CHECKING:
     from pyspark import Accumulator
@@ -138,9 +138,10 @@ def filter_sharded(
     is an integer that Spark's own hash partitioning (the ``hash``
     function, Murmur3 with seed 42, mod N) sends to partition ``i``, found
     on the driver by Spark itself, so no task gets two shards. Each task
-    then loads its shard, memory-mapped when ``shard_dir`` is a local path
-    (or ``file:``), else copied to local disk first through
-    ``pyarrow.fs`` (``s3://``, ``hdfs://``, ``gs://``...).
+    then opens the directory with the wheel (``Rules.load``), which reads
+    only its shard, in place when ``shard_dir`` is a local path (or
+    ``file:``), else from a local copy of ``index.json`` and that shard
+    made through ``pyarrow.fs`` (``s3://``, ``hdfs://``, ``gs://``...).
 
     ``opened``, if given, is an integer accumulator that counts the shards
     the tasks open (for tests and monitoring).
@@ -254,60 +255,40 @@ def _partition_keys(spark: SparkSession, n: int) -> list[int]:
 
 
 def _read_index(shard_dir: str) -> dict:
-    """``shard_dir``'s ``index.json``, checked as the CLI checks it."""
-    import json
-
-    with _open_input(_join(shard_dir, "index.json")) as f:
-        index = json.loads(f.read())
-    if index.get("format") != "robofilter-shards" or index.get("version") != 1:
-        raise ValueError(
-            f"'{shard_dir}' is not a robofilter shard directory of version 1 "
-            f"(format {index.get('format')!r}, version {index.get('version')!r})")
-    if index.get("hash") != "xxh3-64":
-        raise ValueError(f"'{shard_dir}': unknown host hash {index.get('hash')!r}")
-    n = index.get("shards")
-    if not isinstance(n, int) or n < 1 or len(index.get("files", [])) != n:
-        raise ValueError(f"'{shard_dir}': index.json names {n} shards inconsistently")
-    return index
+    """``shard_dir``'s ``index.json``, read from any file system and
+    parsed and checked by the wheel (the reader the CLI uses)."""
+    path = _join(shard_dir, "index.json")
+    with _open_input(path) as f:
+        return _shard_index(f.read(), path)
 
 
-# The shard a Python worker holds: only the last one loaded, since each
-# shard has one task (a worker that ran another shard's task before has
-# no use for that one, and keeping every shard it met would grow with the
-# job).
+# The shard directory a Python worker holds: only the last one loaded,
+# since each shard has one task (a worker that ran another shard's task
+# before has no use for that one, and keeping every shard it met would
+# grow with the job).
 _last_shard: dict[str, Rules] = {}
 
 
 def _shard(shard_dir: str, index: dict, i: int) -> Rules:
-    """Shard ``i``, memory-mapped from a local path, or copied to local
-    disk first from any other file system ``pyarrow.fs`` reads; the
-    previous shard this process held is dropped (unmapped, its copy
-    removed). Its length must be the index's."""
-    f = index["files"][i]
-    path = _join(shard_dir, f["name"])
+    """The shard directory, opened by the wheel (``Rules.load``, which
+    checks each shard against ``index.json`` and opens it only when a URL
+    needs it) for a task that decides the URLs of shard ``i``. A local
+    directory (plain or ``file:``) is used in place; from any other file
+    system ``pyarrow.fs`` reads, ``index.json`` and shard ``i`` are copied
+    to local disk first. The previous shard this process held is
+    dropped (its copy removed)."""
+    key = f"{shard_dir}#{i}"
     with _lock:
-        rules = _last_shard.get(path)
+        rules = _last_shard.get(key)
         if rules is not None:
             return rules
         for old in list(_last_shard):
             del _last_shard[old]
-        local = _local_path(path)
-        copied = local is None
-        if copied:
-            local = _copy_to_local(path, f["name"])
-        size = os.path.getsize(local)
-        if size != f["length"]:
-            raise ValueError(
-                f"shard '{path}' is {size} octets, its index says "
-                f"{f['length']}: it is not this build's shard")
-        if copied:
-            # Read whole: the copy can then go at once.
-            with open(local, "rb") as fh:
-                rules = Rules.from_bytes(fh.read())
-            os.remove(local)
-        else:
-            rules = Rules.load(local)
-        _last_shard[path] = rules
+        local = _local_path(shard_dir)
+        if local is None:
+            local = _copy_shard(shard_dir, index["files"][i]["name"])
+        rules = Rules.load(local)
+        _last_shard[key] = rules
         return rules
 
 
@@ -335,20 +316,25 @@ def _open_input(path: str):
     return filesystem.open_input_stream(inner)
 
 
-def _copy_to_local(path: str, name: str) -> str:
-    """Copies ``path`` into this process's temporary directory (once)."""
+def _copy_shard(shard_dir: str, name: str) -> str:
+    """Copies ``index.json`` and the shard ``name`` of ``shard_dir`` into
+    a directory of this process's own (replacing the previous copy) and
+    returns its path: a shard directory holding the one shard a task
+    needs."""
     import shutil
     import tempfile
 
     from pyarrow import fs
 
-    target_dir = os.path.join(tempfile.gettempdir(), f"robofilter-shards-{os.getpid()}")
-    os.makedirs(target_dir, exist_ok=True)
-    target = os.path.join(target_dir, name)
-    filesystem, inner = fs.FileSystem.from_uri(path)
-    with filesystem.open_input_stream(inner) as src, open(target + ".part", "wb") as dst:
-        shutil.copyfileobj(src, dst, 1 << 20)
-    os.replace(target + ".part", target)
+    target = os.path.join(tempfile.gettempdir(), f"robofilter-shards-{os.getpid()}")
+    shutil.rmtree(target, ignore_errors=True)
+    os.makedirs(target)
+    for file in ("index.json", name):
+        filesystem, inner = fs.FileSystem.from_uri(_join(shard_dir, file))
+        part = os.path.join(target, file + ".part")
+        with filesystem.open_input_stream(inner) as src, open(part, "wb") as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+        os.replace(part, os.path.join(target, file))
     return target
 
 

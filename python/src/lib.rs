@@ -30,10 +30,11 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 use pyo3_arrow::{PyArray, PyChunkedArray, PyRecordBatch};
 use rayon::prelude::*;
 use robofilter::{
-    AlignedBytes, Bundle, BundleBuilder, Compiler, Config, Dialect, Fetch,
-    HostCache, LoadError, MemberError, Members, Outcome, Reason, Rules,
-    Target, UrlChecker,
+    AlignedBytes, Bundle, Compiler, Config, Dialect, Fetch, HostCache,
+    MemberError, Members, Outcome, Reason, Rules, Target, UrlChecker,
 };
+use robofilter_io::Compiled;
+use robofilter_sources::HostSource;
 
 create_exception!(
     robofilter,
@@ -57,17 +58,22 @@ fn code(outcome: Outcome) -> u8 {
     }
 }
 
-/// The bytes the rules are read from.
+/// The bytes the rules are read from: a rules file or bundle read into
+/// memory when loaded (so that a file changed afterwards changes no
+/// answer), or none for a shard directory (its shards are opened by
+/// robofilter-io when a URL first needs one).
 enum Backing {
-    Map(memmap2::Mmap),
+    Read(robofilter_io::Bytes),
     Owned(AlignedBytes),
+    Shards(robofilter_io::OpenShards),
 }
 
 impl Backing {
     fn bytes(&self) -> &[u8] {
         match self {
-            Backing::Map(m) => m,
+            Backing::Read(b) => b,
             Backing::Owned(b) => b.as_bytes(),
+            Backing::Shards(_) => &[],
         }
     }
 }
@@ -83,7 +89,16 @@ struct View<'a> {
 /// What the rules are.
 enum Source<'a> {
     Single(Rules<'a>),
-    Bundle { bundle: Bundle<'a>, members: Arc<Members<'a>> },
+    Bundle {
+        bundle: Bundle<'a>,
+        members: Arc<Members<'a>>,
+    },
+    /// A shard directory, whose checkers borrow what it opened for the
+    /// process's life (robofilter-io), so they have a cache of their own.
+    Shards {
+        shards: robofilter_io::OpenShards,
+        checkers: Checkers<'static>,
+    },
 }
 
 /// The checkers built so far, by agent list (most recently built last).
@@ -91,6 +106,40 @@ enum Source<'a> {
 /// call after the first costs a host lookup and a walk; a member is
 /// checked and loaded once, whatever the agents.
 type Checkers<'a> = Mutex<Vec<(Box<[String]>, Arc<UrlChecker<'a>>)>>;
+
+/// The checker of `list` for `agents`, or a new one from `build` (then
+/// cached; the oldest is dropped past [`CHECKER_CACHE_LEN`]).
+fn cached_checker<'a>(
+    list: &Checkers<'a>,
+    agents: &[&str],
+    build: impl FnOnce() -> PyResult<UrlChecker<'a>>,
+) -> PyResult<Arc<UrlChecker<'a>>> {
+    let cached = |list: &mut Vec<(Box<[String]>, Arc<UrlChecker<'a>>)>| {
+        let found = list.iter().find(|(a, _)| {
+            a.iter().map(String::as_str).eq(agents.iter().copied())
+        });
+        found.map(|(_, c)| Arc::clone(c))
+    };
+    // A poisoned lock only means another thread panicked while holding
+    // it; the list itself is always whole.
+    let lock = || list.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(checker) = cached(&mut lock()) {
+        return Ok(checker);
+    }
+    let checker = build()?;
+    let mut list = lock();
+    // Another thread may have built one meanwhile: keep the first.
+    if let Some(checker) = cached(&mut list) {
+        return Ok(checker);
+    }
+    if list.len() == CHECKER_CACHE_LEN {
+        list.remove(0);
+    }
+    let checker = Arc::new(checker);
+    let names = agents.iter().map(|a| a.to_string()).collect();
+    list.push((names, Arc::clone(&checker)));
+    Ok(checker)
+}
 
 /// How many agent lists keep their checker; the oldest is dropped past
 /// that (a program asks about a handful of agent lists).
@@ -117,43 +166,62 @@ fn error(message: impl std::fmt::Display) -> PyErr {
     RobofilterError::new_err(message.to_string())
 }
 
+/// An error of robofilter-io, whole (`{:#}`: with its causes): an
+/// `OSError` when a file could not be opened or read, else a
+/// `RobofilterError` (a damaged or foreign file, a bad argument).
+fn io_error(e: anyhow::Error) -> PyErr {
+    let message = format!("{e:#}");
+    match e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some()) {
+        true => PyOSError::new_err(message),
+        false => error(message),
+    }
+}
+
 impl PyRules {
     /// Loads rules from `backing`, checking them as `robofilter filter`
     /// does (with the CLI's messages).
     fn open(backing: Backing, name: String) -> PyResult<PyRules> {
-        let bytes = backing.bytes();
-        let what = match Bundle::is_bundle(bytes) {
-            true => "bundle",
-            false if bytes.starts_with(b"ROBOFLTR") => "rules file",
-            false => {
-                return Err(error(format!(
-                    "'{name}' is not a rules file (to use a robots.txt, \
-                     compile it first with `robofilter compile ROBOTS_TXT \
-                     -o RULES`)"
-                )));
-            }
-        };
+        // The CLI's loaders, with its messages.
+        let path = Path::new(&name);
         let loaded =
-            Loaded::try_new(backing, |b| -> Result<View<'_>, LoadError> {
-                let bytes = b.bytes();
-                let rules = if Bundle::is_bundle(bytes) {
-                    let bundle = Bundle::from_bytes(bytes)?;
-                    let members = Arc::new(Members::new(&bundle));
-                    Source::Bundle { bundle, members }
-                } else {
-                    Source::Single(Rules::from_bytes(bytes)?)
+            Loaded::try_new(backing, |b| -> anyhow::Result<View<'_>> {
+                let rules = match b {
+                    Backing::Shards(shards) => Source::Shards {
+                        shards: *shards,
+                        checkers: Mutex::default(),
+                    },
+                    _ => match Compiled::load(b.bytes(), path)? {
+                        Compiled::Bundle(bundle) => {
+                            let members = Arc::new(Members::new(&bundle));
+                            Source::Bundle { bundle, members }
+                        }
+                        Compiled::Rules(rules) => Source::Single(rules),
+                    },
                 };
                 Ok(View { rules, checkers: Mutex::default() })
             })
-            .map_err(|e| {
-                error(format!("{what} '{name}' is damaged or unusable: {e}"))
-            })?;
+            .map_err(|e| error(format!("{e:#}")))?;
         Ok(PyRules { loaded, name })
     }
 
     /// Loads rules compiled or copied into memory.
     fn owned(bytes: &[u8], name: &str) -> PyResult<PyRules> {
         PyRules::open(Backing::Owned(AlignedBytes::from(bytes)), name.into())
+    }
+
+    /// Fails for a shard directory, which has no single file's bytes.
+    fn not_shards(&self, what: &str) -> PyResult<()> {
+        let shards = self
+            .loaded
+            .with_dependent(|_, v| matches!(v.rules, Source::Shards { .. }));
+        match shards {
+            true => Err(error(format!(
+                "'{}' is a shard directory: {what} needs a rules file or a \
+                 bundle (copy the directory instead)",
+                self.name
+            ))),
+            false => Ok(()),
+        }
     }
 
     /// Warns (a Python `UserWarning`) when the google dialect is asked
@@ -165,6 +233,7 @@ impl PyRules {
         let dialect = self.loaded.with_dependent(|_, v| match &v.rules {
             Source::Single(r) => r.dialect(),
             Source::Bundle { bundle, .. } => bundle.dialect(),
+            Source::Shards { shards, .. } => shards.dialect(),
         });
         if dialect != Dialect::Google {
             return Ok(());
@@ -196,54 +265,34 @@ impl PyRules {
         f: impl for<'a> FnOnce(&UrlChecker<'a>) -> PyResult<T>,
     ) -> PyResult<T> {
         self.warn_agents(agents)?;
-        self.loaded.with_dependent(|_, view| {
-            let checker = self.checker(view, agents)?;
-            f(&checker)
+        self.loaded.with_dependent(|_, view| match &view.rules {
+            Source::Shards { shards, checkers } => {
+                let build = || Ok(shards.checker(agents));
+                f(&*cached_checker(checkers, agents, build)?)
+            }
+            _ => f(&*self.checker(view, agents)?),
         })
     }
 
-    /// The cached checker of `view` for `agents`, or a new one (cached).
+    /// The cached checker of `view` (a rules file or a bundle) for
+    /// `agents`, or a new one (cached).
     fn checker<'a>(
         &self,
         view: &View<'a>,
         agents: &[&str],
     ) -> PyResult<Arc<UrlChecker<'a>>> {
-        let cached = |list: &mut Vec<(Box<[String]>, Arc<UrlChecker<'a>>)>| {
-            let found = list.iter().find(|(a, _)| {
-                a.iter().map(String::as_str).eq(agents.iter().copied())
-            });
-            found.map(|(_, c)| Arc::clone(c))
-        };
-        // A poisoned lock only means another thread panicked while holding
-        // it; the list itself is always whole.
-        let lock = || view.checkers.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(checker) = cached(&mut lock()) {
-            return Ok(checker);
-        }
-        let checker = match &view.rules {
-            Source::Single(rules) => UrlChecker::rules(rules, agents)
-                .map_err(|e| {
+        cached_checker(&view.checkers, agents, || match &view.rules {
+            Source::Single(rules) => {
+                UrlChecker::rules(rules, agents).map_err(|e| {
                     error(format!("rules file '{}': {e}", self.name))
-                })?,
+                })
+            }
             Source::Bundle { bundle, members } => {
                 UrlChecker::bundle(bundle, Arc::clone(members), agents)
-                    .map_err(|e| {
-                        error(format!("bundle '{}', {e}", self.name))
-                    })?
+                    .map_err(|e| error(format!("bundle '{}', {e}", self.name)))
             }
-        };
-        let mut list = lock();
-        // Another thread may have built one meanwhile: keep the first.
-        if let Some(checker) = cached(&mut list) {
-            return Ok(checker);
-        }
-        if list.len() == CHECKER_CACHE_LEN {
-            list.remove(0);
-        }
-        let checker = Arc::new(checker);
-        let names = agents.iter().map(|a| a.to_string()).collect();
-        list.push((names, Arc::clone(&checker)));
-        Ok(checker)
+            Source::Shards { .. } => unreachable!("shards have their own"),
+        })
     }
 
     /// Runs `f` with the outcome of one line for each of `agents` and
@@ -607,32 +656,31 @@ fn sequence_urls(urls: &Bound<'_, PyAny>) -> PyResult<BinaryArray> {
 
 #[pymethods]
 impl PyRules {
-    /// Memory-maps a rules file or bundle written by `robofilter compile`
-    /// (or `Rules.save`). The file must not change while it is loaded.
+    /// Loads a rules file, a bundle or a shard directory written by
+    /// `robofilter compile` (or `Rules.save`), checked as `robofilter
+    /// filter` checks it.
+    ///
+    /// A rules file or bundle is read into memory whole: a file cut or
+    /// rewritten afterwards changes no answer (the old answers stay). A
+    /// shard directory's `index.json` is read now and each shard when a
+    /// URL of one of its hosts first needs it, checked against the index;
+    /// a shard changed in place after that raises `RobofilterError` rather
+    /// than answer from a mix of two builds.
     #[staticmethod]
-    fn load(path: PathBuf) -> PyResult<PyRules> {
+    fn load(py: Python<'_>, path: PathBuf) -> PyResult<PyRules> {
         let name = path.display().to_string();
-        let file = File::open(&path).map_err(|e| {
-            PyOSError::new_err(format!(
-                "cannot open rules file or bundle '{name}' (check the path): {e}"
-            ))
-        })?;
-        if file.metadata().is_ok_and(|m| m.is_dir()) {
-            return Err(PyOSError::new_err(format!(
-                "rules file or bundle '{name}' is a directory (expected a file)"
-            )));
+        if robofilter_io::ShardIndex::is_dir(&path) {
+            let shards = py
+                .detach(|| robofilter_io::open_shards(&path, &[]))
+                .map_err(io_error)?;
+            return PyRules::open(Backing::Shards(shards), name);
         }
-        // SAFETY: a memory map is only sound while no one modifies or
-        // truncates the file; the documentation says it must not change
-        // while loaded (`robofilter compile` and `Rules.save` replace files
-        // by renaming, which leaves a mapping intact). The bytes are
-        // checked in full (checksum, structure) before any use.
-        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| {
-            PyOSError::new_err(format!(
-                "cannot map rules file or bundle '{name}': {e}"
-            ))
-        })?;
-        PyRules::open(Backing::Map(map), name)
+        let bytes = py
+            .detach(|| {
+                robofilter_io::read_owned(&path, "rules file or bundle")
+            })
+            .map_err(io_error)?;
+        PyRules::open(Backing::Read(bytes), name)
     }
 
     /// Loads rules from bytes (copied once, to align them).
@@ -661,41 +709,75 @@ impl PyRules {
 
     /// Compiles many hosts into a bundle. `sources` maps each host to what
     /// its robots.txt fetch gave (a body, a status, `(status, body)` or
-    /// `None` for unreachable), or is a directory of `HOST.txt` files.
+    /// `None` for unreachable), or is a path, read exactly as `robofilter
+    /// compile` reads it (the same bytes come out): a directory of
+    /// `HOST.txt` files (`--hosts`), a WARC file (`.warc`, `.warc.gz`:
+    /// `--warc`), or any other file a manifest (`--manifest`, what
+    /// `robofilter.fetch` writes).
+    ///
+    /// A bad member (an unreadable file, a body that is compressed or
+    /// compiled rather than robots.txt text) is reported as a
+    /// `UserWarning` and its host disallowed, as the CLI does; with
+    /// `strict=True` it raises `RobofilterError` instead.
     #[staticmethod]
-    #[pyo3(signature = (sources, *, dialect = "rfc9309", agents = None, dfa_byte_limit = Some(32768)))]
+    #[pyo3(signature = (sources, *, dialect = "rfc9309", agents = None, dfa_byte_limit = Some(robofilter_sources::BUNDLE_DFA_BYTE_LIMIT), strict = false))]
     fn compile_hosts(
         py: Python<'_>,
         sources: &Bound<'_, PyAny>,
         dialect: &str,
         agents: Option<Vec<String>>,
         dfa_byte_limit: Option<usize>,
+        strict: bool,
     ) -> PyResult<PyRules> {
         let config = config(dialect, agents, dfa_byte_limit)?;
-        let mut builder = BundleBuilder::new(config);
         let is_path = sources.is_instance_of::<PyString>()
             || sources.hasattr("__fspath__")?;
-        let hosts = match is_path {
-            true => hosts_dir(&sources.extract::<PathBuf>()?)?,
+        let (hosts, bad) = match is_path {
+            true => {
+                let path = sources.extract::<PathBuf>()?;
+                let limits = robofilter_sources::Limits::new(&config);
+                let name = path.to_string_lossy();
+                let read = match () {
+                    _ if path.is_dir() => robofilter_sources::read_hosts_dir,
+                    _ if name.ends_with(".warc")
+                        || name.ends_with(".warc.gz") =>
+                    {
+                        robofilter_sources::read_warc
+                    }
+                    _ => robofilter_sources::read_manifest,
+                };
+                let (hosts, stats) =
+                    py.detach(|| read(&path, limits)).map_err(io_error)?;
+                (hosts, stats.bad)
+            }
             false => hosts_mapping(sources)?,
         };
-        for (host, fetch) in hosts {
-            builder.add(&host, fetch).map_err(error)?;
+        if strict && !bad.is_empty() {
+            return Err(error(format!(
+                "{} bad input(s), fatal with strict=True: {}",
+                bad.len(),
+                bad.join("; ")
+            )));
+        }
+        for message in &bad {
+            warn(py, message)?;
         }
         let bytes = py
-            .detach(|| builder.finish())
-            .map_err(|e| error(format!("cannot build the bundle: {e}")))?;
-        PyRules::owned(&bytes, "<compiled>")
+            .detach(|| robofilter_sources::build_bundle(hosts, config, |_| {}))
+            .map_err(|e| error(format!("{e:#}")))?;
+        PyRules::owned(bytes.as_bytes(), "<compiled>")
     }
 
     /// The rules file's (or bundle's) bytes.
-    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, self.loaded.borrow_owner().bytes())
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        self.not_shards("to_bytes")?;
+        Ok(PyBytes::new(py, self.loaded.borrow_owner().bytes()))
     }
 
     /// Writes the rules to `path`, through a temporary file renamed over
     /// it, so that a failed write leaves no half-written file.
     fn save(&self, path: PathBuf) -> PyResult<()> {
+        self.not_shards("save")?;
         save(&path, self.loaded.borrow_owner().bytes()).map_err(|e| {
             PyOSError::new_err(format!(
                 "cannot write rules file '{}': {e}",
@@ -707,8 +789,9 @@ impl PyRules {
     /// Whether these rules are a bundle of hosts.
     #[getter]
     fn is_bundle(&self) -> bool {
-        self.loaded
-            .with_dependent(|_, v| matches!(v.rules, Source::Bundle { .. }))
+        self.loaded.with_dependent(|_, v| {
+            matches!(v.rules, Source::Bundle { .. } | Source::Shards { .. })
+        })
     }
 
     /// The dialect the rules were compiled in: `"rfc9309"` or `"google"`.
@@ -717,6 +800,7 @@ impl PyRules {
         self.loaded.with_dependent(|_, v| match &v.rules {
             Source::Single(r) => r.dialect().to_string(),
             Source::Bundle { bundle, .. } => bundle.dialect().to_string(),
+            Source::Shards { shards, .. } => shards.dialect().to_string(),
         })
     }
 
@@ -726,6 +810,9 @@ impl PyRules {
         self.loaded.with_dependent(|_, v| match &v.rules {
             Source::Single(_) => 0,
             Source::Bundle { bundle, .. } => bundle.host_len(),
+            Source::Shards { shards, .. } => {
+                usize::try_from(shards.host_len()).unwrap_or(usize::MAX)
+            }
         })
     }
 
@@ -1107,59 +1194,45 @@ fn outcome_str(py: Python<'_>, outcome: Outcome) -> &Bound<'_, PyString> {
     }
 }
 
-/// The hosts of a directory of `HOST.txt` files, in name order, as
-/// `robofilter compile --hosts DIR` reads it: each file is its host's
-/// robots.txt, fetched with status 200; other files and subdirectories
-/// are skipped.
-fn hosts_dir(dir: &Path) -> PyResult<Vec<(String, Fetch)>> {
-    let listing = std::fs::read_dir(dir).map_err(|e| {
-        PyOSError::new_err(format!(
-            "cannot read hosts directory '{}' (check that it exists and is \
-             a directory): {e}",
-            dir.display()
-        ))
-    })?;
-    let mut paths = Vec::new();
-    for entry in listing {
-        paths.push(
-            entry.map_err(|e| PyOSError::new_err(e.to_string()))?.path(),
-        );
-    }
-    paths.sort();
-    let mut out = Vec::new();
-    for path in paths {
-        let host = match path.file_name().and_then(|n| n.to_str()) {
-            Some(n) if !path.is_dir() => n.strip_suffix(".txt"),
-            _ => None,
-        };
-        let Some(host) = host else { continue };
-        let body = std::fs::read(&path).map_err(|e| {
-            PyOSError::new_err(format!(
-                "cannot read robots.txt '{}': {e}",
-                path.display()
-            ))
-        })?;
-        out.push((host.to_string(), Fetch::http(200, 0, body)));
-    }
-    Ok(out)
-}
-
-/// The hosts of a mapping from host to fetch outcome.
+/// The hosts of a mapping from host to fetch outcome, and the bad
+/// members: a 2xx body that is not robots.txt text (compressed, or
+/// compiled: read as text it would allow everything) is reported and its
+/// host disallowed, as every source of the CLI does.
 fn hosts_mapping(
     sources: &Bound<'_, PyAny>,
-) -> PyResult<Vec<(String, Fetch)>> {
+) -> PyResult<(Vec<HostSource>, Vec<String>)> {
     let mut out = Vec::new();
+    let mut bad = Vec::new();
     for item in sources.call_method0("items")?.try_iter()? {
         let (host, value): (String, Bound<'_, PyAny>) = item?.extract()?;
-        let fetch = fetch(&host, &value)?;
-        out.push((host, fetch));
+        let mut fetch = fetch_outcome(&host, &value)?;
+        if let Fetch::Http { status: 200..=299, body } = &fetch {
+            let kind = robofilter::InputKind::of(body);
+            if !kind.is_text() {
+                bad.push(format!(
+                    "host '{host}': the body is {kind}, not a robots.txt; \
+                     recorded as unreadable (disallow all)"
+                ));
+                fetch = Fetch::Unreadable;
+            }
+        }
+        let origin = format!("host '{host}'");
+        out.push(HostSource { host, fetch, origin });
     }
-    Ok(out)
+    Ok((out, bad))
+}
+
+/// Issues a Python `UserWarning` with `text`.
+fn warn(py: Python<'_>, text: &str) -> PyResult<()> {
+    let text = std::ffi::CString::new(text.replace('\0', "\\0"))
+        .expect("no NUL left");
+    let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+    PyErr::warn(py, &category, &text, 1)
 }
 
 /// One host's fetch outcome: `None` (unreachable), a body (`bytes` or
 /// `str`, status 200), a status (`int`, no body) or `(status, body)`.
-fn fetch(host: &str, value: &Bound<'_, PyAny>) -> PyResult<Fetch> {
+fn fetch_outcome(host: &str, value: &Bound<'_, PyAny>) -> PyResult<Fetch> {
     let status = |v: &Bound<'_, PyAny>| -> PyResult<u16> {
         let s: i64 = v.extract()?;
         u16::try_from(s).map_err(|_| {
@@ -1287,11 +1360,131 @@ fn shard_of<'py>(
     Ok(out.into_bound(py))
 }
 
+/// Fetches the robots.txt of every host named in `inputs` (host lists,
+/// URL lists or frontiers; plain, gzip or zstd) into the manifest
+/// `output`, exactly as `robofilter fetch` does: the same output, journal
+/// (`OUTPUT.journal`, so an interrupted run resumes) and cache (a later
+/// run with the same `output` keeps fresh entries and revalidates stale
+/// ones). `resolve` takes curl's `HOST:PORT:ADDR` strings. The GIL is
+/// released while it runs. Returns the summary counts as a dict.
+#[pyfunction]
+#[pyo3(signature = (inputs, output, *, resolve = None, scheme = "https", timeout = 10.0, user_agent = None, concurrency = 256, max_body = robofilter_fetch::DEFAULT_MAX_BODY, min_ttl = 0, max_ttl = 86_400, shard = None, retries = 2))]
+#[allow(clippy::too_many_arguments)]
+fn fetch<'py>(
+    py: Python<'py>,
+    inputs: &Bound<'py, PyAny>,
+    output: PathBuf,
+    resolve: Option<Vec<String>>,
+    scheme: &str,
+    timeout: f64,
+    user_agent: Option<String>,
+    concurrency: u32,
+    max_body: usize,
+    min_ttl: u64,
+    max_ttl: u64,
+    shard: Option<(u32, u32)>,
+    retries: u32,
+) -> PyResult<Bound<'py, PyDict>> {
+    let inputs: Vec<PathBuf> = match inputs.is_instance_of::<PyString>()
+        || inputs.hasattr("__fspath__")?
+    {
+        true => vec![inputs.extract()?],
+        false => inputs.extract()?,
+    };
+    let https = match scheme {
+        "https" => true,
+        "http" => false,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "scheme must be 'https' or 'http', not {other:?}"
+            )));
+        }
+    };
+    if !(timeout.is_finite() && timeout > 0.0) {
+        return Err(PyValueError::new_err(
+            "timeout must be a positive number of seconds",
+        ));
+    }
+    if concurrency == 0 {
+        return Err(PyValueError::new_err("concurrency must be at least 1"));
+    }
+    if let Some((i, n)) = shard {
+        if n == 0 || i >= n {
+            return Err(PyValueError::new_err(format!(
+                "shard ({i}, {n}) is not (I, N) with 0 <= I < N"
+            )));
+        }
+    }
+    let mut options = robofilter_fetch::Options::new(inputs, output);
+    options.resolve = resolve.unwrap_or_default();
+    options.https = https;
+    options.timeout = timeout;
+    if let Some(ua) = user_agent {
+        options.user_agent = ua;
+    }
+    options.concurrency = concurrency;
+    options.max_body = max_body;
+    options.min_ttl = min_ttl;
+    options.max_ttl = max_ttl;
+    options.shard = shard;
+    options.retries = retries;
+    let summary =
+        py.detach(|| robofilter_fetch::fetch(&options)).map_err(io_error)?;
+    let out = PyDict::new(py);
+    out.set_item("hosts", summary.hosts)?;
+    out.set_item("ok", summary.ok)?;
+    out.set_item("revalidated", summary.revalidated)?;
+    out.set_item("unavailable", summary.unavailable)?;
+    out.set_item("unreachable", summary.unreachable)?;
+    out.set_item("stale", summary.stale)?;
+    out.set_item("fresh", summary.fresh)?;
+    out.set_item("resumed", summary.resumed)?;
+    out.set_item("bad_lines", summary.bad_lines)?;
+    out.set_item("other_shards", summary.other_shards)?;
+    out.set_item("fetched", summary.fetched)?;
+    out.set_item("seconds", summary.seconds)?;
+    Ok(out)
+}
+
+/// The octets of a shard directory's `index.json` (named `name` in
+/// errors), parsed and checked by the reader `robofilter` itself uses, as
+/// a dict: `shards`, `dialect`, `agents`, `build_id`, `hosts`, and
+/// `files` (per shard: `name`, `length`, `crc32`, `hosts`). For
+/// `robofilter.spark`, which reads the octets from any file system.
+#[pyfunction]
+fn _shard_index<'py>(
+    py: Python<'py>,
+    text: &[u8],
+    name: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let index = robofilter_io::ShardIndex::from_json(text, name)
+        .map_err(|e| error(format!("{e:#}")))?;
+    let out = PyDict::new(py);
+    out.set_item("shards", index.shards)?;
+    out.set_item("dialect", &index.dialect)?;
+    out.set_item("agents", &index.agents)?;
+    out.set_item("build_id", &index.build_id)?;
+    out.set_item("hosts", index.hosts)?;
+    let files = PyList::empty(py);
+    for f in &index.files {
+        let d = PyDict::new(py);
+        d.set_item("name", &f.name)?;
+        d.set_item("length", f.length)?;
+        d.set_item("crc32", f.crc32)?;
+        d.set_item("hosts", f.hosts)?;
+        files.append(d)?;
+    }
+    out.set_item("files", files)?;
+    Ok(out)
+}
+
 #[pymodule]
 fn _robofilter(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyRules>()?;
     m.add_class::<VerdictBatches>()?;
     m.add_function(wrap_pyfunction!(shard_of, m)?)?;
+    m.add_function(wrap_pyfunction!(fetch, m)?)?;
+    m.add_function(wrap_pyfunction!(_shard_index, m)?)?;
     m.add("RobofilterError", m.py().get_type::<RobofilterError>())?;
     m.add("VERDICTS", PyList::new(m.py(), VERDICTS)?)?;
     Ok(())

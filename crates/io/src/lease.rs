@@ -143,7 +143,7 @@ mod imp {
         } else {
             unsafe { std::ffi::CStr::from_ptr(why) }.to_bytes()
         };
-        crate::signals::signal_safe::stop(why, 2)
+        crate::signal_safe::stop(why, 2)
     }
 }
 

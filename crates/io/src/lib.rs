@@ -41,7 +41,9 @@ mod owned;
 mod path;
 mod read;
 mod shard_dir;
+mod signal_safe;
 mod signals;
+mod temps;
 
 pub use crate::bundle_file::{
     Arena, BundleIndex, MemberFile, with_bundle_checker,
@@ -55,8 +57,7 @@ pub use crate::decompress::{Peeked, decoder, decompress_bytes, peek};
 pub use crate::input::{Input, Source, check_streams_once};
 pub use crate::output::{
     AtomicFile, DIRECT_WRITE_LEN, Output, TEMP_SUFFIX, check_output_not_input,
-    check_stdout_not_input, commit_temp, forget_temp, registered_temp,
-    temp_prefix,
+    check_stdout_not_input, temp_prefix,
 };
 pub use crate::owned::{Aligned, Bytes};
 pub use crate::path::{display, is_stdin, open, os_bytes, shrank};
@@ -66,6 +67,7 @@ pub use crate::shard_dir::{
     files_of, open_shards, shard_name, with_shards_checker,
 };
 pub use crate::signals::install_signal_handlers;
+pub use crate::temps::{commit_temp, forget_temp, registered_temp};
 
 #[cfg(test)]
 mod tests;

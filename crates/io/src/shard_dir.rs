@@ -132,7 +132,13 @@ impl ShardIndex {
         // An index is a few hundred octets per shard: 64 MiB is plenty.
         let text = read_capped(&path, 64 << 20)
             .with_context(|| format!("cannot read shard index '{name}'"))?;
-        let index: ShardIndex = serde_json::from_slice(&text)
+        ShardIndex::from_json(&text, &name)
+    }
+
+    /// Parses and checks the octets of an `index.json` (read from anywhere:
+    /// a remote file system too), naming it `name` in errors.
+    pub fn from_json(text: &[u8], name: &str) -> Result<ShardIndex> {
+        let index: ShardIndex = serde_json::from_slice(text)
             .with_context(|| format!("shard index '{name}' is damaged"))?;
         let bad = |why: String| -> Result<ShardIndex> {
             bail!("shard index '{name}' is unusable: {why}")
@@ -270,7 +276,7 @@ impl AtomicDir {
             _ => Path::new("."),
         };
         let prefix = crate::output::temp_prefix(name);
-        let temp = crate::output::registered_temp(|| {
+        let temp = crate::temps::registered_temp(|| {
             tempfile::Builder::new()
                 .prefix(&prefix)
                 .suffix(crate::output::TEMP_SUFFIX)
@@ -318,7 +324,7 @@ impl AtomicDir {
     pub fn commit(mut self) -> Result<()> {
         let temp = self.temp.take().expect("not committed");
         let dest = self.dest.clone();
-        crate::output::commit_temp(temp.path(), || {
+        crate::temps::commit_temp(temp.path(), || {
             if fs::symlink_metadata(&dest).is_ok() {
                 return Err(io::Error::new(
                     io::ErrorKind::AlreadyExists,
@@ -341,7 +347,7 @@ impl Drop for AtomicDir {
         if let Some(temp) = self.temp.take() {
             let path = temp.path().to_path_buf();
             drop(temp);
-            crate::output::forget_temp(&path);
+            crate::temps::forget_temp(&path);
         }
     }
 }
@@ -386,6 +392,7 @@ pub fn with_shards_checker<T>(
 pub struct OpenShards {
     n: usize,
     dialect: Dialect,
+    hosts: u64,
     open: &'static ShardOpener<'static>,
 }
 
@@ -393,6 +400,11 @@ impl OpenShards {
     /// The dialect the shards were compiled with.
     pub fn dialect(&self) -> Dialect {
         self.dialect
+    }
+
+    /// The hosts in all shards together, as `index.json` says.
+    pub fn host_len(&self) -> u64 {
+        self.hosts
     }
 
     /// A checker of these shards for `agents`.
@@ -425,6 +437,7 @@ pub fn open_shards(dir: &Path, agents: &[String]) -> Result<OpenShards> {
     // CLI makes one per run): the shards' indexes, their member files and
     // readers, each made when its shard is first needed.
     let n = index.files.len();
+    let hosts = index.hosts;
     let dialect = index.dialect();
     let index: &'static ShardIndex = Box::leak(Box::new(index));
     let dir: &'static Path = Box::leak(dir.to_path_buf().into_boxed_path());
@@ -457,7 +470,7 @@ pub fn open_shards(dir: &Path, agents: &[String]) -> Result<OpenShards> {
         Ok((bundle, Arc::new(members)))
     };
     let open: &'static ShardOpener<'static> = Box::leak(Box::new(open));
-    Ok(OpenShards { n, dialect, open })
+    Ok(OpenShards { n, dialect, hosts, open })
 }
 
 /// Opens shard `i` of `dir` and reads its bundle index, after checking

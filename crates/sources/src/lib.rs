@@ -101,6 +101,44 @@ pub struct HostSource {
     pub origin: String,
 }
 
+/// The default per-group byte budget of bundles: at 32 KiB the 74.6 k-host
+/// corpus takes under 5 KB per host and compiles four times faster than at
+/// the single-file budget, with the same filter speed.
+pub const BUNDLE_DFA_BYTE_LIMIT: usize = 32 << 10;
+
+/// Compiles `sources` into a bundle with `config`, and loads every member
+/// once (the self-check a reader would otherwise make lazily), handing
+/// each loaded member to `each_member` (the CLI counts groups by engine).
+/// What `robofilter compile --hosts|--manifest|--warc` and the wheel's
+/// `Rules.compile_hosts` both run, so that they give the same bytes.
+///
+/// # Errors
+///
+/// A host name that is not an authority, a host given twice, a body that
+/// is not text, or a bundle over the format's limits; each names the
+/// member's origin.
+pub fn build_bundle(
+    sources: Vec<HostSource>,
+    config: Config,
+    mut each_member: impl FnMut(&robofilter::Rules<'_>),
+) -> Result<robofilter::AlignedBytes> {
+    let mut builder = robofilter::BundleBuilder::new(config);
+    for s in sources {
+        builder.add(&s.host, s.fetch).with_context(|| s.origin.clone())?;
+    }
+    let bytes = builder.finish().context("cannot build the bundle")?;
+    let bytes = robofilter::AlignedBytes::from(&bytes[..]);
+    let bundle = robofilter::Bundle::from_bytes(bytes.as_bytes())
+        .context("internal error: the bundle does not load")?;
+    for m in 0..bundle.member_len() {
+        let rules = bundle
+            .member(m)
+            .context("internal error: a bundle member does not load")?;
+        each_member(&rules);
+    }
+    Ok(bytes)
+}
+
 /// Facts about an input, for the compile summary.
 #[derive(Debug, Default)]
 pub struct SourceStats {
