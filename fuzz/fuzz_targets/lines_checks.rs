@@ -22,7 +22,7 @@ use super::path_checks::reference_path;
 /// the URL's path in the google and the rfc9309 reading.
 pub type LineFacts<'c> = (usize, usize, Option<(&'c [u8], [Vec<u8>; 2])>);
 
-/// The URL of a frontier line (without its `\n`), as SEMANTICS.md section
+/// The URL of a frontier line (without its `\n`), as docs/SEMANTICS.md section
 /// 4b defines it: after one trailing `\r` is stripped, the line up to its
 /// first TAB, if it starts with `[A-Za-z][A-Za-z0-9+.-]*://`, holds no ASCII
 /// control octet and does not end with a space.

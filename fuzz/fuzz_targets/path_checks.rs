@@ -47,7 +47,7 @@ pub fn check(data: &[u8]) {
 
 /// The matchable path, written out from google/robotstxt's
 /// `GetPathParamsQuery` (robots.cc) with `find`-style searches. `rfc9309`
-/// applies SEMANTICS.md section 4 item 5: when a scheme is recognised or
+/// applies docs/SEMANTICS.md section 4 item 5: when a scheme is recognised or
 /// the URL starts with `//`, the path starts at the first `/ ? #` after the
 /// authority instead of the first `/ ? ;`; everything else is the same.
 pub fn reference_path(url: &[u8], rfc9309: bool) -> Vec<u8> {

@@ -19,7 +19,7 @@ pub const FAILURE_TTL: u64 = 3600;
 
 /// How old a previous successful copy may be and still stand in for a
 /// failed refresh: 30 days (Google's documented behaviour; an extension
-/// of SEMANTICS.md section 4a, recorded as `stale_since`).
+/// of docs/SEMANTICS.md section 4a, recorded as `stale_since`).
 pub const STALE_LIMIT: u64 = 30 * 24 * 3600;
 
 /// The bounds a lifetime is clamped to.

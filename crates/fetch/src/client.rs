@@ -282,7 +282,7 @@ impl Client {
     /// thousands at a few thousand hosts a second, and EMFILE failures
     /// reported as unreachable hosts. (Measured: a client per fetch costs
     /// about a tenth more CPU, within the noise of a shared machine;
-    /// BENCHMARKS.md.) The DNS cache is shared.
+    /// docs/records.) The DNS cache is shared.
     fn http(&self) -> Result<(reqwest::Client, Arc<AtomicU16>)> {
         let port = Arc::new(AtomicU16::new(0));
         let resolver =

@@ -20,7 +20,7 @@
 //! Selected lines that are output as they are (`--emit allowed`,
 //! `disallowed` or `unknown` without `--json` or `--explain`) are not
 //! copied from a mapped window: a chunk's output records runs of them
-//! (at least [`MIN_PASSED_RUN`] octets each; shorter ones are copied),
+//! (at least 4 KiB each; shorter ones are copied),
 //! and the writer hands the runs and the octets written between them to
 //! the system in one `writev`. The window stays mapped until its last run
 //! is written, so two windows may be mapped at once. A line is read from

@@ -23,7 +23,7 @@ pub fn write_column(out: &mut Vec<u8>, o: Outcome) {
 /// copy of known length is a few vector moves inline, where `memcpy` of
 /// the line's length was a call that branched on the length. 2.4 % less
 /// CPU time on one host with `--emit all`, although it executes more
-/// instructions (BENCHMARKS.md, "Issue 13: CPU time by part").
+/// instructions (the lab notes in docs/records).
 #[inline(always)]
 pub(crate) fn push_text(out: &mut Vec<u8>, buf: &[u8], len: usize) {
     match buf.first_chunk::<128>() {

@@ -88,8 +88,7 @@ pub(crate) struct Sink<P> {
     /// more, reading a whole window in (or unmapping it) on the thread
     /// that maps would keep them all waiting: instead each faults in its
     /// own chunks' pages, side by side, and the last window is unmapped
-    /// on another thread while the next is decided (BENCHMARKS.md, "Issue
-    /// 13: one agent's verdict in registers, and the verdict column").
+    /// on another thread while the next is decided (the lab notes in docs/records).
     pub(crate) workers: usize,
 }
 

@@ -41,7 +41,7 @@ fn map_leased(file: &File, len: u64) -> Option<memmap2::Mmap> {
 ///
 /// Where the system grants this process a read lease on the file (Linux,
 /// a local file system, a file this user owns and nobody has open for
-/// writing; see [`lease`]), the whole file is mapped and members are read
+/// writing; see `lease`), the whole file is mapped and members are read
 /// from the page cache where they are, with no copy: the lease keeps any
 /// other process from opening the file for writing until the run stops.
 /// Elsewhere each member is read into an [`Arena`] by a positioned read,
@@ -90,7 +90,7 @@ impl Identity {
 impl BundleIndex {
     /// Opens `path` and reads its index if it is a regular file holding a
     /// bundle; `None` for anything else (stdin, a pipe, a rules file),
-    /// which is read whole with [`read_owned`].
+    /// which is read whole with `read_owned`.
     #[cfg(unix)]
     pub fn open(path: &Path, what: &str) -> Result<Option<BundleIndex>> {
         use std::os::unix::fs::FileExt;
@@ -199,8 +199,7 @@ impl BundleIndex {
 /// overwrote it, and on a worker thread glibc grew its heap with one
 /// `mprotect` per member (12,589 calls for the 13 k members of the corpus
 /// frontier). One URL per host of that frontier: 216 → 192 ms CPU
-/// (BENCHMARKS.md, "Issue 13: members read into one map, the rfc9309
-/// walk, and what the member phase is").
+/// (the lab notes in docs/records).
 pub struct Arena {
     pub(crate) map: Option<memmap2::MmapMut>,
 }
@@ -381,8 +380,7 @@ pub fn with_bundle_checker<T>(
     // The run ends with the process: the checker is left to the exit
     // rather than dropped. Freeing the matchers of thousands of members
     // one by one took 5-10 ms at the end of the mixed-host frontier, in
-    // which `-j 2` has nothing to share (BENCHMARKS.md, "Issue 13:
-    // bundles read under a lease").
+    // which `-j 2` has nothing to share (the lab notes in docs/records).
     std::mem::forget(checker);
     result
 }

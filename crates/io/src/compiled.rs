@@ -79,7 +79,7 @@ impl<'a> Compiled<'a> {
     }
 }
 
-/// Checks the agent a user names against the dialect (SEMANTICS.md
+/// Checks the agent a user names against the dialect (docs/SEMANTICS.md
 /// section 4b): rfc9309 refuses an agent that is not a product token;
 /// google decides it as the reference does and warns.
 pub fn check_agent(agent: &str, dialect: Dialect) -> Result<()> {

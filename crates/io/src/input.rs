@@ -18,7 +18,7 @@ use crate::path as files;
 /// One input, checked before any output. Regular files are closed after
 /// the check and opened again when their turn comes, so that many inputs
 /// do not each hold a descriptor (EMFILE); a plain one is then
-/// memory-mapped, which spares the copy a read makes (see BENCHMARKS.md,
+/// memory-mapped, which spares the copy a read makes (see docs/records,
 /// and [`crate::map_window`] for a file cut underneath the run).
 pub enum Input {
     /// Stdin, a pipe or a FIFO (decompressed if need be), kept open.

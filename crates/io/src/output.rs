@@ -378,7 +378,7 @@ fn is_our_stdout(path: &Path) -> bool {
 }
 
 /// Writes of at least this many octets bypass the output buffer (see
-/// [`write_through`]).
+/// `write_through`).
 pub const DIRECT_WRITE_LEN: usize = 16 << 10;
 
 /// Writes `buf` through `w`: small writes are buffered, large ones (a

@@ -5,9 +5,9 @@ use std::io::{self, Read};
 use std::ops::Deref;
 
 /// The bytes of a whole input: an owned copy that starts at an 8-byte
-/// aligned address (as [`Rules::from_bytes`] requires). Nothing is
+/// aligned address (as `Rules::from_bytes` requires). Nothing is
 /// memory-mapped: a mapped file truncated underneath the run raises
-/// SIGBUS (see [`read_owned`]).
+/// SIGBUS (see `read_owned`).
 pub type Bytes = Aligned;
 
 impl Deref for Aligned {

@@ -72,7 +72,7 @@ impl Window {
 /// map the file (the caller reads it instead). Fails when the file is now
 /// shorter than `len`: it was cut (rewritten in place) underneath the run.
 /// A cut after this check raises SIGBUS when a page past the new end is
-/// read, which [`stop_on_sigbus`] turns into a stop that removes the run's
+/// read, which `stop_on_sigbus` turns into a stop that removes the run's
 /// temporary output.
 #[allow(unsafe_code)]
 pub fn map_window(
@@ -124,7 +124,7 @@ pub fn map_window(
 /// are read so: they are checked when loaded, and a copy cannot change
 /// (or vanish, raising SIGBUS) underneath the run as a mapped file can, so
 /// verdicts always come from the rules as checked. The cost is one copy at
-/// load time (see BENCHMARKS.md).
+/// load time (see docs/records).
 pub fn read_owned(path: &Path, what: &str) -> Result<Bytes> {
     if is_stdin(path) {
         return read_all(io::stdin().lock(), 0, path, what);

@@ -41,9 +41,9 @@ pub fn shard_name(i: u32, n: u32) -> String {
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ShardIndex {
-    /// Always [`FORMAT`].
+    /// Always `FORMAT`.
     pub format: String,
-    /// The layout version, [`VERSION`].
+    /// The layout version, `VERSION`.
     pub version: u32,
     /// How many shards: a host's shard is `hash(key) mod shards`.
     pub shards: u32,

@@ -10,7 +10,7 @@ use crate::signal_safe;
 
 /// Creates a temporary file or directory with `create` (which gives it and
 /// its path) and registers the path for removal on a signal, as
-/// [`AtomicFile`] does with its temporary file.
+/// `AtomicFile` does with its temporary file.
 pub fn registered_temp<T>(
     create: impl FnOnce() -> io::Result<(T, PathBuf)>,
 ) -> io::Result<T> {

@@ -185,7 +185,7 @@ fn run(cmd: &mut Command) -> Result<Vec<u8>, String> {
 /// agents see: for each rule, its literal text with every `*` replaced by a
 /// short random run (so wildcard rules match), near misses (last octet
 /// changed), extensions and queries. Same generator as
-/// `tools/engine-compare`.
+/// `tools/compare (engine-compare)`.
 fn synthetic_urls(
     robots: &[u8],
     dialect: Dialect,

@@ -1,5 +1,5 @@
 //! The caller's agent: the product token RFC 9309 section 2.2.1 asks for
-//! (SEMANTICS.md section 4b).
+//! (docs/SEMANTICS.md section 4b).
 //!
 //! A robots.txt names crawlers by product token, `[A-Za-z_-]+`. A caller
 //! that names its crawler by something else (`Googlebot/2.1`, a full

@@ -100,7 +100,7 @@ impl From<Verdict> for Outcome {
 /// `scheme://`, where the scheme is `[A-Za-z][A-Za-z0-9+.-]*`, holds an
 /// ASCII control octet (0x00-0x1F, 0x7F), or ends with a space. Spaces
 /// inside the URL belong to it: the google dialect matches them raw, the
-/// rfc9309 dialect as `%20` (SEMANTICS.md section 4b). Octets above 0x7F
+/// rfc9309 dialect as `%20` (docs/SEMANTICS.md section 4b). Octets above 0x7F
 /// (UTF-8) are allowed.
 ///
 /// ```
@@ -642,8 +642,7 @@ impl<'m, 'a> HostCache<'m, 'a> {
 /// (two overlapping loads of 8 or 16 octets per side) instead of by a
 /// call to `memcmp`: a URL's `scheme://authority` is compared with the
 /// last host's on every line, and the call cost about 2 % of a
-/// mixed-host run (BENCHMARKS.md, "Issue 13: the authority compared in
-/// place").
+/// mixed-host run (the lab notes in docs/records).
 #[inline(always)]
 fn same_octets(a: &[u8], b: &[u8]) -> bool {
     let n = a.len();

@@ -272,7 +272,7 @@ const MAX_PARTS: usize = 32;
 /// The smallest part cap a split tries (see `Writer::engine`). On the
 /// 86.4 k-host corpus bundle (Googlebot, 32 KiB), caps down to 4 KiB take
 /// 480 of its 3,381 direct groups to the split engine; 1 KiB takes 50
-/// more at a fifth more compile time (BENCHMARKS.md).
+/// more at a fifth more compile time (docs/records).
 const MIN_PART_CAP: usize = 1 << 12;
 
 /// Why [`split`] gave up.

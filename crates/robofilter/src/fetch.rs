@@ -1,6 +1,6 @@
 //! Fetch outcomes and the policy RFC 9309 section 2.3.1 gives each: what a
 //! crawler got for a host's robots.txt, and how that host's URLs are then
-//! decided (SEMANTICS.md section 4a).
+//! decided (docs/SEMANTICS.md section 4a).
 
 use core::fmt;
 
@@ -8,7 +8,7 @@ use crate::wire;
 
 /// What a crawler got when it fetched a host's robots.txt.
 ///
-/// [`Fetch::policy`] applies RFC 9309 §2.3.1 (see SEMANTICS.md §4a).
+/// [`Fetch::policy`] applies RFC 9309 §2.3.1 (see docs/SEMANTICS.md §4a).
 #[derive(Clone, Debug, Eq, PartialEq)]
 pub enum Fetch {
     /// A response with this HTTP status, and its body (only used for 2xx).

@@ -1013,12 +1013,11 @@ impl<'a> Matcher<'a> {
     /// which are passed in registers: a `MatchPath` (three words) passed
     /// whole goes through the stack, where reading it back as one vector
     /// after word stores stalls store-to-load forwarding on every URL
-    /// (`perf annotate`; BENCHMARKS.md, "a store-forwarding stall").
+    /// (`perf annotate`; the lab notes in docs/records).
     ///
     /// A verdict DFA, the usual engine, is walked inline; the others are
     /// a call. Out of line, the call cost `filter` 2 % of its CPU time on
-    /// one host although it saved instructions (BENCHMARKS.md, "Issue 13:
-    /// CPU time by part").
+    /// one host although it saved instructions (the lab notes in docs/records).
     #[inline(always)]
     fn decide_parts(&self, lead_slash: bool, tail: &[u8]) -> Verdict {
         match &self.engine {
@@ -1047,7 +1046,7 @@ impl<'a> Matcher<'a> {
                 // each only while its rules could still change the
                 // verdict: with many parts that skip pays more than the
                 // overlap (10 parts walked four at a time were 1.1-1.4x
-                // slower; BENCHMARKS.md).
+                // slower; docs/records).
                 let max = |scores: &[(u32, u32)]| {
                     scores
                         .iter()
@@ -1102,7 +1101,7 @@ impl<'a> Matcher<'a> {
     /// With a verdict automaton (the usual engine), the walks of several
     /// paths are interleaved so that their table loads overlap: per path,
     /// 1.2x to 1.4x faster than a loop over [`Matcher::decide_path`] where
-    /// walks are long (a wildcard-heavy real file, see BENCHMARKS.md), about
+    /// walks are long (a wildcard-heavy real file, see docs/records), about
     /// even where paths are decided within a few octets. Other engines
     /// decide the paths one by one. Batches of a few dozen paths are
     /// enough.

@@ -28,7 +28,7 @@
 //! 418 rules 0.52 M: about 0.1 G instructions, which a group saving 1 k
 //! per URL repays over some 100 k URLs. On the corpus frontier (2.2 M
 //! URLs) only reddit.com's group reaches [`HOT_AFTER`] and the run takes
-//! 15 % fewer instructions (BENCHMARKS.md, "Issue 13: hot groups"). A
+//! 15 % fewer instructions (the lab notes in docs/records). A
 //! lower count pays off less often: at 16,384 wikipedia's group was built
 //! too (98 M instructions) and saved 13 M over its 9 k remaining URLs
 //! (−12 % in all); at 4,096 eight groups were built (−6 %).

@@ -15,7 +15,7 @@
 //! 5. A `/` is prepended if the path starts with `?` or `;`.
 //!
 //! The rfc9309 dialect ([`MatchPath::parse`] with [`Dialect::Rfc9309`])
-//! differs in one place (SEMANTICS.md section 4, item 5): when a scheme is
+//! differs in one place (docs/SEMANTICS.md section 4, item 5): when a scheme is
 //! recognised or the URL starts with `//`, the authority ends at the first
 //! `/`, `?` or `#` (RFC 3986 section 3.2), so a `;` inside the authority
 //! (`http://u;x@a.example/private`) never starts the path.

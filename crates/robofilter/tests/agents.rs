@@ -1,4 +1,4 @@
-//! The caller's agent (issue 11, part B item 11; SEMANTICS.md section 4b):
+//! The caller's agent (issue 11, part B item 11; docs/SEMANTICS.md section 4b):
 //! rfc9309 refuses an agent that is not a product token, with a
 //! suggestion; google keeps the reference's fallback to `*`.
 

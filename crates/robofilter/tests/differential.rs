@@ -406,7 +406,7 @@ pub(crate) const DIVERGENCES: &[Divergence] = &[
         why: "matcher.rs `handle_sitemap` and `handle_unknown_action` set \
               `seen_separator`, so a sitemap or unknown line (Crawl-delay, \
               Host, ...) between two user-agent lines splits them into two \
-              groups; the reference ignores such lines (SEMANTICS.md \
+              groups; the reference ignores such lines (docs/SEMANTICS.md \
               section 2: they never end a group)",
         applies: div_separator_lines,
     },
@@ -458,7 +458,7 @@ fn crate_rule_values(robots: &str) -> Vec<&str> {
         .collect()
 }
 
-/// The reference's pattern match (SEMANTICS.md section 2), on bytes: a set
+/// The reference's pattern match (docs/SEMANTICS.md section 2), on bytes: a set
 /// of reachable path positions, `*` reaching every later position.
 fn reference_matches(path: &[u8], pattern: &[u8]) -> bool {
     let mut reach = vec![false; path.len() + 1];
@@ -505,7 +505,7 @@ fn div_star_matcher(robots: &str, url: &str) -> bool {
     })
 }
 
-/// SEMANTICS.md section 2, line parsing step 6.
+/// docs/SEMANTICS.md section 2, line parsing step 6.
 fn reference_escape(value: &[u8]) -> Vec<u8> {
     let hex = |b: u8| b.is_ascii_hexdigit();
     let mut out = Vec::new();
@@ -759,7 +759,7 @@ fn explain_names_the_line_the_robotstxt_crate_reports() {
                     };
                     // An empty pattern matches with precedence 0, which the
                     // reference records but which decides nothing
-                    // (SEMANTICS.md: no rule).
+                    // (docs/SEMANTICS.md: no rule).
                     let line =
                         if empty_rule_at(&text, line) { 0 } else { line };
                     compared += 1;
@@ -798,10 +798,10 @@ fn empty_rule_at(robots: &str, n: u32) -> bool {
 }
 
 /// Each listed divergence, shown on a minimal example: the crate gives the
-/// other verdict, robofilter and the oracle agree with SEMANTICS.md.
+/// other verdict, robofilter and the oracle agree with docs/SEMANTICS.md.
 #[test]
 fn robotstxt_crate_divergences_are_real() {
-    // (divergence, robots, agent, url, allowed per SEMANTICS.md)
+    // (divergence, robots, agent, url, allowed per docs/SEMANTICS.md)
     let table: &[(&str, &str, &str, &str, bool)] = &[
         (
             "bom",

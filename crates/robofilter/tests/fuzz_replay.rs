@@ -185,7 +185,7 @@ fn lines_target_on_generated_chunks() {
     );
 }
 
-/// The references themselves, on the examples SEMANTICS.md and the module
+/// The references themselves, on the examples docs/SEMANTICS.md and the module
 /// docs of src/url.rs give (a reference that agrees with a wrong library
 /// on random strings would still fail here).
 #[test]

@@ -1,5 +1,5 @@
 //! A deliberately naive verdict oracle, written only from
-//! `SEMANTICS.md` (sections 2, 4 and 7) and independent of `src/`.
+//! `docs/SEMANTICS.md` (sections 2, 4 and 7) and independent of `src/`.
 //!
 //! It re-parses the robots.txt body for every query and matches each rule
 //! with the position-set algorithm of section 2: straight-line code, no

@@ -1,5 +1,5 @@
 //! RFC 9309's own examples in the rfc9309 dialect, and one test per
-//! difference between the dialects (SEMANTICS.md sections 3 and 4), each
+//! difference between the dialects (docs/SEMANTICS.md sections 3 and 4), each
 //! asserting that google gives one verdict and rfc9309 the other.
 //!
 //! Every verdict goes through the whole pipeline (compile -> bytes ->
@@ -208,7 +208,7 @@ fn section_2_2_3_special_characters() {
             DISALLOW,
         ),
         // The pattern's `%2A` is the octet `*`; the URL's `%2A` is a
-        // reserved escape, kept as is (SEMANTICS.md section 4, items 1
+        // reserved escape, kept as is (docs/SEMANTICS.md section 4, items 1
         // and 2), so the two do not match.
         (
             "%2A is the octet *, not the text %2A",
@@ -255,7 +255,7 @@ fn section_2_2_3_special_characters() {
     ]);
 }
 
-/// The RFC 9309 §5.1 example file (SEMANTICS.md vector C28).
+/// The RFC 9309 §5.1 example file (docs/SEMANTICS.md vector C28).
 const RFC_5_1: &str = "\
 User-agent: *
 Disallow: *.gif$
@@ -372,7 +372,7 @@ fn section_5_1_simple_example() {
     ]);
 }
 
-/// RFC 9309 §5.2: the longest match wins (SEMANTICS.md vector G14).
+/// RFC 9309 §5.2: the longest match wins (docs/SEMANTICS.md vector G14).
 #[test]
 fn section_5_2_longest_match() {
     let r = "User-Agent: foobot\nAllow: /example/page/\n\
@@ -395,7 +395,7 @@ fn section_5_2_longest_match() {
 /// google verdict, rfc9309 verdict)`, for agent `FooBot`.
 type Difference<'a> = (&'a str, &'a str, &'a str, bool, bool);
 
-/// One row per difference of SEMANTICS.md section 4 (with the section 3
+/// One row per difference of docs/SEMANTICS.md section 4 (with the section 3
 /// row it answers).
 const DIFFERENCES: &[Difference<'_>] = &[
     // §4.3 / §3 "The /robots.txt URI is implicitly allowed" (H11).

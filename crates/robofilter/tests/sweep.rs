@@ -5,7 +5,7 @@
 //! (`tests/oracle.rs`, both dialects) and the `robotstxt` crate (google
 //! dialect, sampled). It prints a markdown report on stdout.
 //!
-//! Run it with `tools/sweep` (which passes these through):
+//! Run it with `tools/corpus/sweep` (which passes these through):
 //!
 //! * `ROBOFILTER_SWEEP_LIMIT`: at most this many robots.txt files, spread
 //!   evenly over the corpus (default: all);
@@ -559,7 +559,7 @@ fn sweep_file(
 // The run and the report
 
 #[test]
-#[ignore = "real-corpus sweep: run tools/sweep"]
+#[ignore = "real-corpus sweep: run tools/corpus/sweep"]
 fn sweep_real_corpus() {
     let wall = Instant::now();
     let s = Settings::from_env();

@@ -111,7 +111,7 @@ fn rfc9309_always_allows_robots_txt_even_for_unreachable_hosts() {
         outcomes(Dialect::Rfc9309, &lines),
         [Allow, Allow, Allow, Disallow, Disallow, Disallow]
     );
-    // google/robotstxt has no such exception (SEMANTICS H11).
+    // google/robotstxt has no such exception (docs/SEMANTICS.md H11).
     assert_eq!(outcomes(Dialect::Google, &lines), [Disallow; 6]);
 }
 

@@ -5,7 +5,7 @@
 //! The conformance data has two sources:
 //!
 //! * `google-behaviours.jsonl`: the 164 pinned google-dialect examples of
-//!   SEMANTICS.md section 5 (`robots_hex` is the body in hex).
+//!   docs/SEMANTICS.md section 5 (`robots_hex` is the body in hex).
 //! * `robotstxt-spec-test/correctness/*.textproto`: Google's public
 //!   conformance cases, in protobuf text format. The tokenizer below knows
 //!   just enough of that format for these files and panics on anything

@@ -249,7 +249,7 @@ fn open_stream(
 }
 
 /// A streaming, decompressed reader of `path` (`-`: stdin) as
-/// [`open_stream`] opens it, for other commands' line inputs
+/// `open_stream` opens it, for other commands' line inputs
 /// (`robofilter fetch`).
 pub fn open_lines(path: &Path, what: &str) -> Result<Box<dyn BufRead>> {
     open_stream(path, what).map(|(r, _)| r)

@@ -21,7 +21,7 @@
 //! computes it beside the walk, and the chain from one state to the next
 //! is one load where `table[id + class]` is an add and a load (long walks
 //! 7-9 % faster, the mixed-host frontier 2.4 %, for 8 % more
-//! instructions; BENCHMARKS.md, "Issue 13: bundles read under a lease").
+//! instructions; the lab notes in docs/records).
 //!
 //! # Wire format (little-endian, 4-byte aligned)
 //!

@@ -1764,7 +1764,7 @@ mod divergence {
             .map(|(_, v)| v)
     }
 
-    /// The reference's pattern match on bytes (SEMANTICS.md section 2).
+    /// The reference's pattern match on bytes (docs/SEMANTICS.md section 2).
     fn reference_matches(path: &[u8], pattern: &[u8]) -> bool {
         let mut reach = vec![false; path.len() + 1];
         reach[0] = true;
@@ -1809,7 +1809,7 @@ mod divergence {
         })
     }
 
-    /// SEMANTICS.md section 2, line parsing step 6.
+    /// docs/SEMANTICS.md section 2, line parsing step 6.
     fn reference_escape(value: &[u8]) -> Vec<u8> {
         let hex = |b: u8| b.is_ascii_hexdigit();
         let mut out = Vec::new();
