@@ -1,5 +1,6 @@
 //! Error types, one per phase.
 
+#[cfg(feature = "compile")]
 use crate::kind::InputKind;
 use core::fmt;
 
