@@ -134,9 +134,10 @@ pub use crate::dialect::{Dialect, ParseDialectError};
 pub use crate::error::{AgentError, LoadError};
 pub use crate::fetch::{Fetch, FetchStatus, Policy};
 pub use crate::kind::{INPUT_KIND_HEAD, InputKind};
+pub use crate::matcher::BLOCKED_SEARCH_LIMIT;
 pub use crate::rules::{
-    AgentInfo, BLOCKED_SEARCH_LIMIT, EngineKind, Explanation, GroupInfo,
-    GroupSource, Matcher, OtherRecord, Reason, Record, RuleInfo, Rules,
+    AgentInfo, EngineKind, Explanation, GroupInfo, GroupSource, Matcher,
+    OtherRecord, Reason, Record, RuleInfo, Rules,
 };
 pub use crate::shard::{
     HOST_HASH_NAME, host_hash64, shard_of_key, shard_of_line, shard_of_url,
@@ -184,6 +185,7 @@ mod url;
 // The engines, then the loaded rules file that dispatches to them.
 mod dfa;
 mod direct;
+mod matcher;
 mod rules;
 // Many hosts: fetch outcomes, the bundle reader, the builders.
 mod bundle;
