@@ -82,12 +82,12 @@ impl Backing {
 /// on first use, then kept for the object's life), and the checkers built
 /// for the agent lists asked about so far.
 struct View<'a> {
-    rules: Source<'a>,
+    rules: Form<'a>,
     checkers: Checkers<'a>,
 }
 
-/// What the rules are.
-enum Source<'a> {
+/// What form the loaded rules take.
+enum Form<'a> {
     Single(Rules<'a>),
     Bundle {
         bundle: Bundle<'a>,
@@ -186,16 +186,16 @@ impl PyRules {
         let loaded =
             Loaded::try_new(backing, |b| -> anyhow::Result<View<'_>> {
                 let rules = match b {
-                    Backing::Shards(shards) => Source::Shards {
+                    Backing::Shards(shards) => Form::Shards {
                         shards: *shards,
                         checkers: Mutex::default(),
                     },
                     _ => match Compiled::load(b.bytes(), path)? {
                         Compiled::Bundle(bundle) => {
                             let members = Arc::new(Members::new(&bundle));
-                            Source::Bundle { bundle, members }
+                            Form::Bundle { bundle, members }
                         }
-                        Compiled::Rules(rules) => Source::Single(rules),
+                        Compiled::Rules(rules) => Form::Single(rules),
                     },
                 };
                 Ok(View { rules, checkers: Mutex::default() })
@@ -213,7 +213,7 @@ impl PyRules {
     fn not_shards(&self, what: &str) -> PyResult<()> {
         let shards = self
             .loaded
-            .with_dependent(|_, v| matches!(v.rules, Source::Shards { .. }));
+            .with_dependent(|_, v| matches!(v.rules, Form::Shards { .. }));
         match shards {
             true => Err(error(format!(
                 "'{}' is a shard directory: {what} needs a rules file or a \
@@ -231,9 +231,9 @@ impl PyRules {
     /// (`Rules::matcher` fails).
     fn warn_agents(&self, agents: &[&str]) -> PyResult<()> {
         let dialect = self.loaded.with_dependent(|_, v| match &v.rules {
-            Source::Single(r) => r.dialect(),
-            Source::Bundle { bundle, .. } => bundle.dialect(),
-            Source::Shards { shards, .. } => shards.dialect(),
+            Form::Single(r) => r.dialect(),
+            Form::Bundle { bundle, .. } => bundle.dialect(),
+            Form::Shards { shards, .. } => shards.dialect(),
         });
         if dialect != Dialect::Google {
             return Ok(());
@@ -266,7 +266,7 @@ impl PyRules {
     ) -> PyResult<T> {
         self.warn_agents(agents)?;
         self.loaded.with_dependent(|_, view| match &view.rules {
-            Source::Shards { shards, checkers } => {
+            Form::Shards { shards, checkers } => {
                 let build = || Ok(shards.checker(agents));
                 f(&*cached_checker(checkers, agents, build)?)
             }
@@ -282,16 +282,16 @@ impl PyRules {
         agents: &[&str],
     ) -> PyResult<Arc<UrlChecker<'a>>> {
         cached_checker(&view.checkers, agents, || match &view.rules {
-            Source::Single(rules) => {
+            Form::Single(rules) => {
                 UrlChecker::rules(rules, agents).map_err(|e| {
                     error(format!("rules file '{}': {e}", self.name))
                 })
             }
-            Source::Bundle { bundle, members } => {
+            Form::Bundle { bundle, members } => {
                 UrlChecker::bundle(bundle, Arc::clone(members), agents)
                     .map_err(|e| error(format!("bundle '{}', {e}", self.name)))
             }
-            Source::Shards { .. } => unreachable!("shards have their own"),
+            Form::Shards { .. } => unreachable!("shards have their own"),
         })
     }
 
@@ -790,7 +790,7 @@ impl PyRules {
     #[getter]
     fn is_bundle(&self) -> bool {
         self.loaded.with_dependent(|_, v| {
-            matches!(v.rules, Source::Bundle { .. } | Source::Shards { .. })
+            matches!(v.rules, Form::Bundle { .. } | Form::Shards { .. })
         })
     }
 
@@ -798,9 +798,9 @@ impl PyRules {
     #[getter]
     fn dialect(&self) -> String {
         self.loaded.with_dependent(|_, v| match &v.rules {
-            Source::Single(r) => r.dialect().to_string(),
-            Source::Bundle { bundle, .. } => bundle.dialect().to_string(),
-            Source::Shards { shards, .. } => shards.dialect().to_string(),
+            Form::Single(r) => r.dialect().to_string(),
+            Form::Bundle { bundle, .. } => bundle.dialect().to_string(),
+            Form::Shards { shards, .. } => shards.dialect().to_string(),
         })
     }
 
@@ -808,9 +808,9 @@ impl PyRules {
     #[getter]
     fn host_count(&self) -> usize {
         self.loaded.with_dependent(|_, v| match &v.rules {
-            Source::Single(_) => 0,
-            Source::Bundle { bundle, .. } => bundle.host_len(),
-            Source::Shards { shards, .. } => {
+            Form::Single(_) => 0,
+            Form::Bundle { bundle, .. } => bundle.host_len(),
+            Form::Shards { shards, .. } => {
                 usize::try_from(shards.host_len()).unwrap_or(usize::MAX)
             }
         })

@@ -148,7 +148,7 @@ pub async fn fetch_async(options: Options) -> Result<Summary> {
 
 /// What became of one host, for the counts.
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
-enum Kind {
+enum Settled {
     /// A 2xx body.
     Ok,
     /// 304: the previous copy, renewed.
@@ -170,22 +170,22 @@ enum Kind {
 struct Counts([u64; 7]);
 
 impl Counts {
-    fn add(&mut self, k: Kind) {
+    fn add(&mut self, k: Settled) {
         self.0[k as usize] += 1;
     }
 
-    fn get(&self, k: Kind) -> u64 {
+    fn get(&self, k: Settled) -> u64 {
         self.0[k as usize]
     }
 
     fn progress(&self) -> String {
         format!(
             "2xx {} · 304 {} · unavailable {} · unreachable {} · stale {}",
-            self.get(Kind::Ok),
-            self.get(Kind::Revalidated),
-            self.get(Kind::Unavailable),
-            self.get(Kind::Unreachable),
-            self.get(Kind::Stale)
+            self.get(Settled::Ok),
+            self.get(Settled::Revalidated),
+            self.get(Settled::Unavailable),
+            self.get(Settled::Unreachable),
+            self.get(Settled::Stale)
         )
     }
 }
@@ -289,7 +289,7 @@ pub fn fetch(args: &Options) -> Result<Summary> {
         let same = |x: &&Indexed| x.entry.url == url;
         if let Some(x) = resumed.get(&t.key).filter(same) {
             results[i] = Some(x.loc);
-            counts.add(Kind::Resumed);
+            counts.add(Settled::Resumed);
         } else if let Some(x) = previous
             .index
             .get(&t.key)
@@ -297,7 +297,7 @@ pub fn fetch(args: &Options) -> Result<Summary> {
             .filter(|x| now < x.entry.expires)
         {
             results[i] = Some(x.loc);
-            counts.add(Kind::Fresh);
+            counts.add(Settled::Fresh);
         } else {
             let prev = previous.index.get(&t.key).filter(same).map(|x| x.loc);
             jobs.push((i, t.clone(), prev));
@@ -364,20 +364,20 @@ pub fn fetch(args: &Options) -> Result<Summary> {
     journal.finish()?;
 
     let secs = start.elapsed().as_secs_f64();
-    let asked = counts.get(Kind::Ok)
-        + counts.get(Kind::Revalidated)
-        + counts.get(Kind::Unavailable)
-        + counts.get(Kind::Unreachable)
-        + counts.get(Kind::Stale);
+    let asked = counts.get(Settled::Ok)
+        + counts.get(Settled::Revalidated)
+        + counts.get(Settled::Unavailable)
+        + counts.get(Settled::Unreachable)
+        + counts.get(Settled::Stale);
     Ok(Summary {
         hosts: targets.len() as u64,
-        ok: counts.get(Kind::Ok),
-        revalidated: counts.get(Kind::Revalidated),
-        unavailable: counts.get(Kind::Unavailable),
-        unreachable: counts.get(Kind::Unreachable),
-        stale: counts.get(Kind::Stale),
-        fresh: counts.get(Kind::Fresh),
-        resumed: counts.get(Kind::Resumed),
+        ok: counts.get(Settled::Ok),
+        revalidated: counts.get(Settled::Revalidated),
+        unavailable: counts.get(Settled::Unavailable),
+        unreachable: counts.get(Settled::Unreachable),
+        stale: counts.get(Settled::Stale),
+        fresh: counts.get(Settled::Fresh),
+        resumed: counts.get(Settled::Resumed),
         bad_lines: stats.bad_len,
         other_shards: stats.other_shards,
         fetched: asked,
@@ -403,7 +403,7 @@ async fn fetch_all(
     let client = Arc::new(Client::new(settings)?);
     let slots = Arc::new(tokio::sync::Semaphore::new(concurrency));
     let (tx, mut rx) =
-        tokio::sync::mpsc::channel::<(usize, Entry, Kind)>(1024);
+        tokio::sync::mpsc::channel::<(usize, Entry, Settled)>(1024);
     tokio::spawn(async move {
         for (i, target, prev) in jobs {
             // The previous copy, body included, read only now: memory
@@ -457,7 +457,7 @@ fn settle(
     f: Fetched,
     now: u64,
     ttl: Ttl,
-) -> (Entry, Kind) {
+) -> (Entry, Settled) {
     let elapsed_ms = u64::try_from(f.elapsed.as_millis()).unwrap_or(u64::MAX);
     let stale_candidate = prev.filter(|p| {
         p.status.is_success() && cache::stale_usable(p.fetched_at, now)
@@ -471,7 +471,7 @@ fn settle(
             stale_since: Some(p.stale_since.unwrap_or(now)),
             ..p.clone()
         };
-        (e, Kind::Stale)
+        (e, Settled::Stale)
     };
     let mut entry = Entry {
         host,
@@ -494,7 +494,7 @@ fn settle(
             Some(p) => stale(p, msg),
             None => {
                 entry.error = Some(msg);
-                (entry, Kind::Unreachable)
+                (entry, Settled::Unreachable)
             }
         },
         Reply::Http {
@@ -528,7 +528,7 @@ fn settle(
                     stale_since: None,
                     ..p.clone()
                 };
-                return (e, Kind::Revalidated);
+                return (e, Settled::Revalidated);
             }
             let st = Status::Http(status);
             if st.is_failure() {
@@ -543,7 +543,7 @@ fn settle(
                 }
                 entry.status = st;
                 entry.error = Some(msg);
-                return (entry, Kind::Unreachable);
+                return (entry, Settled::Unreachable);
             }
             entry.status = st;
             entry.expires = now + cache::lifetime(headers, now, ttl);
@@ -552,9 +552,9 @@ fn settle(
                 entry.truncated = truncated;
                 entry.etag = etag;
                 entry.last_modified = last_modified;
-                (entry, Kind::Ok)
+                (entry, Settled::Ok)
             } else {
-                (entry, Kind::Unavailable)
+                (entry, Settled::Unavailable)
             }
         }
     }
@@ -650,7 +650,7 @@ mod tests {
         }
     }
 
-    fn go(p: Option<&Entry>, reply: Reply, now: u64) -> (Entry, Kind) {
+    fn go(p: Option<&Entry>, reply: Reply, now: u64) -> (Entry, Settled) {
         let p_url = "https://a.example/robots.txt".to_string();
         settle("a.example".into(), p_url, p, fetched(reply), now, TTL)
     }
@@ -661,25 +661,25 @@ mod tests {
         // A failure keeps the copy, marked stale, and is tried again in
         // an hour.
         let (e, k) = go(Some(&p), Reply::Failed("reset".into()), NOW);
-        assert_eq!(k, Kind::Stale);
+        assert_eq!(k, Settled::Stale);
         assert_eq!((e.status, &e.body), (Status::Http(200), &p.body));
         assert_eq!(e.stale_since, Some(NOW));
         assert_eq!(e.fetched_at, p.fetched_at);
         assert_eq!((e.checked_at, e.expires), (NOW, NOW + 3600));
         // A second failure keeps the first failure's time.
         let (e2, k) = go(Some(&e), http(503, None), NOW + 7200);
-        assert_eq!(k, Kind::Stale);
+        assert_eq!(k, Settled::Stale);
         assert_eq!(e2.stale_since, Some(NOW));
         assert!(e2.error.as_deref().unwrap().contains("HTTP 503"));
         // A success ends it.
         let (e3, k) = go(Some(&e2), http(200, Some("max-age=60")), NOW + 9000);
-        assert_eq!(k, Kind::Ok);
+        assert_eq!(k, Settled::Ok);
         assert_eq!((e3.stale_since, &e3.body[..]), (None, &b"new"[..]));
         assert_eq!(e3.expires, NOW + 9060);
         // A 404 stands in too; a 429, an unreachable or a too-old copy
         // does not.
         let gone = prev(Status::Http(404), NOW - 10);
-        assert_eq!(go(Some(&gone), http(500, None), NOW).1, Kind::Stale);
+        assert_eq!(go(Some(&gone), http(500, None), NOW).1, Settled::Stale);
         for bad in [
             prev(Status::Http(429), NOW - 10),
             prev(Status::Unreachable, NOW - 10),
@@ -688,23 +688,23 @@ mod tests {
             let (e, k) = go(Some(&bad), Reply::Failed("timeout".into()), NOW);
             assert_eq!(
                 (k, e.status),
-                (Kind::Unreachable, Status::Unreachable)
+                (Settled::Unreachable, Status::Unreachable)
             );
             assert_eq!(e.error.as_deref(), Some("timeout"));
         }
         // A 4xx is an answer, not a failure: no stale copy.
-        assert_eq!(go(Some(&p), http(404, None), NOW).1, Kind::Unavailable);
+        assert_eq!(go(Some(&p), http(404, None), NOW).1, Settled::Unavailable);
     }
 
     #[test]
     fn not_modified_renews() {
         let p = prev(Status::Http(200), NOW - 86_400);
         let (e, k) = go(Some(&p), http(304, Some("max-age=120")), NOW);
-        assert_eq!(k, Kind::Revalidated);
+        assert_eq!(k, Settled::Revalidated);
         assert_eq!(e.body, p.body);
         assert_eq!(e.etag, p.etag);
         assert_eq!((e.fetched_at, e.expires), (NOW, NOW + 120));
         // A 304 without a copy is a 3xx like any other.
-        assert_eq!(go(None, http(304, None), NOW).1, Kind::Unavailable);
+        assert_eq!(go(None, http(304, None), NOW).1, Settled::Unavailable);
     }
 }

@@ -47,7 +47,7 @@ use std::sync::mpsc;
 use anyhow::Result;
 use indicatif::ProgressBar;
 use robofilter::UrlChecker;
-use robofilter_io::{self as files, Input, Output, Source};
+use robofilter_io::{self as files, Feed, Input, Output};
 
 pub use crate::counts::{BadKind, BadLine, Counts};
 pub use crate::escape::{escape, escape_tail};
@@ -180,13 +180,11 @@ pub fn filter(
             for (path, input) in paths.iter().zip(inputs) {
                 let name = files::display(path);
                 let mut file = FileState { name: &name, line_base: 0 };
-                match input.into_source(path)? {
-                    Source::Mapped { file: input, len } => {
+                match input.into_feed(path)? {
+                    Feed::Mapped { file: input, len } => {
                         sink.mapped(&decider, &input, len, &mut file)?;
                     }
-                    Source::Stream(r) => {
-                        sink.stream(&decider, r, &mut file)?
-                    }
+                    Feed::Stream(r) => sink.stream(&decider, r, &mut file)?,
                 }
             }
             Ok(())

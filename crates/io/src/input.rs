@@ -70,9 +70,9 @@ impl Input {
 
     /// The input's octets: a plain regular file is opened again, to be
     /// memory-mapped; anything else is read (and decompressed).
-    pub fn into_source(self, path: &Path) -> Result<Source> {
+    pub fn into_feed(self, path: &Path) -> Result<Feed> {
         let Input::File { len, plain: true } = self else {
-            return Ok(Source::Stream(self.into_reader(path)?));
+            return Ok(Feed::Stream(self.into_reader(path)?));
         };
         let (file, now) = reopen(path, len)?;
         let mut head = [0; 4];
@@ -93,11 +93,11 @@ impl Input {
                 if now > 0
                     && !InputKind::of(&head[..head_len]).is_compressed() =>
             {
-                return Ok(Source::Mapped { file, len: now });
+                return Ok(Feed::Mapped { file, len: now });
             }
             _ => {}
         }
-        Ok(Source::Stream(file_reader(file, now, path)?))
+        Ok(Feed::Stream(file_reader(file, now, path)?))
     }
 
     /// The input's octets, decompressed: a regular file is opened again.
@@ -185,7 +185,7 @@ fn reopen(path: &Path, len: u64) -> Result<(File, Option<u64>)> {
 }
 
 /// A URL list's octets as the run reads them.
-pub enum Source {
+pub enum Feed {
     /// A plain regular file of `len` octets, memory-mapped window by
     /// window.
     Mapped { file: File, len: u64 },

@@ -54,7 +54,7 @@ pub use crate::compiled::{
     load_rules, rules_or_robots,
 };
 pub use crate::decompress::{Peeked, decoder, decompress_bytes, peek};
-pub use crate::input::{Input, Source, check_streams_once};
+pub use crate::input::{Feed, Input, check_streams_once};
 pub use crate::output::{
     AtomicFile, DIRECT_WRITE_LEN, Output, TEMP_SUFFIX, check_output_not_input,
     check_stdout_not_input, temp_prefix,

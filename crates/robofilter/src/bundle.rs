@@ -29,9 +29,9 @@
 //! The byte layout is in `wire.rs`, beside the rules file's; the builder
 //! is [`BundleBuilder`](crate::BundleBuilder), in `bundler.rs`.
 //!
+use crate::access::FetchStatus;
 use crate::dialect::Dialect;
 use crate::error::LoadError;
-use crate::fetch::FetchStatus;
 use crate::rules::Rules;
 use crate::wire::{
     self, ALLOW_ALL, BUNDLE_FORMAT_VERSION, BUNDLE_MAGIC, DISALLOW_ALL,

@@ -15,10 +15,10 @@
 use std::ops::ControlFlow;
 use std::sync::{Arc, OnceLock};
 
+use crate::access::FetchStatus;
 use crate::bundle::{Bundle, HostRules, MemberSpan};
 use crate::dialect::Dialect;
 use crate::error::{AgentError, LoadError};
-use crate::fetch::FetchStatus;
 use crate::matcher::is_rfc9309_robots_txt;
 use crate::rules::{Matcher, Reason, RuleInfo, Rules};
 use crate::shard::shard_of_key;

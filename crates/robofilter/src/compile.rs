@@ -14,8 +14,9 @@ use crate::dialect::Dialect;
 use crate::error::BuildError;
 use crate::kind::InputKind;
 use crate::parse;
-use crate::parse::{RobotsTxt, Rule, Selection, Source};
+use crate::parse::{RobotsTxt, Rule, Selection};
 use crate::pattern::{self, Tok};
+use crate::verdict::GroupSource;
 use crate::verdict::RuleKind;
 use crate::wire::{
     self, ENGINE_ALLOW_ALL, ENGINE_DFA, ENGINE_DIRECT, ENGINE_SPLIT,
@@ -490,11 +491,11 @@ fn to_u32(n: usize, what: &str) -> Result<u32, BuildError> {
     u32::try_from(n).map_err(|_| BuildError::too_large(format!("{what}: {n}")))
 }
 
-fn source_code(source: Source) -> u32 {
+fn source_code(source: GroupSource) -> u32 {
     match source {
-        Source::Specific => 0,
-        Source::Global => 1,
-        Source::None => 2,
+        GroupSource::Specific => 0,
+        GroupSource::Global => 1,
+        GroupSource::None => 2,
     }
 }
 
@@ -653,7 +654,7 @@ impl Writer {
 
     /// Stores a merged group once; returns its index.
     fn group(&mut self, sel: &Selection<'_>) -> Result<u32, BuildError> {
-        if sel.source() == Source::None {
+        if sel.source() == GroupSource::None {
             return Ok(wire::NO_GROUP);
         }
         let mut rules: Vec<&Rule> = sel

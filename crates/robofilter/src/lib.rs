@@ -122,6 +122,7 @@
 #![deny(missing_docs)]
 #![deny(rustdoc::broken_intra_doc_links)]
 
+pub use crate::access::{Fetch, FetchStatus, Policy};
 pub use crate::agent::check_product_token;
 pub use crate::aligned::AlignedBytes;
 pub use crate::bundle::{Bundle, HostInfo, HostRules, MemberSpan, host_hash};
@@ -132,12 +133,11 @@ pub use crate::check::{
 };
 pub use crate::dialect::{Dialect, ParseDialectError};
 pub use crate::error::{AgentError, LoadError};
-pub use crate::fetch::{Fetch, FetchStatus, Policy};
 pub use crate::kind::{INPUT_KIND_HEAD, InputKind};
 pub use crate::matcher::BLOCKED_SEARCH_LIMIT;
 pub use crate::rules::{
-    AgentInfo, EngineKind, Explanation, GroupInfo, GroupSource, Matcher,
-    OtherRecord, Reason, Record, RuleInfo, Rules,
+    AgentInfo, EngineKind, Explanation, GroupInfo, Matcher, OtherRecord,
+    Reason, Record, RuleInfo, Rules,
 };
 pub use crate::shard::{
     HOST_HASH_NAME, host_hash64, shard_of_key, shard_of_line, shard_of_url,
@@ -146,11 +146,11 @@ pub use crate::url::{
     MatchPath, NoHostKey, normalize_host, scheme_len, url_authority,
     url_host_key,
 };
-pub use crate::verdict::{RuleKind, Verdict};
+pub use crate::verdict::{GroupSource, RuleKind, Verdict};
 pub use crate::wire::{BUNDLE_FORMAT_VERSION, FORMAT_VERSION};
 
 #[cfg(feature = "compile")]
-pub use crate::bundler::BundleBuilder;
+pub use crate::bundle_build::BundleBuilder;
 #[cfg(feature = "compile")]
 pub use crate::compile::{Compiler, Config};
 #[cfg(feature = "compile")]
@@ -158,8 +158,7 @@ pub use crate::error::BuildError;
 #[cfg(feature = "compile")]
 pub use crate::parse::{
     CrawlDelay, Diagnostic, DiagnosticKind, Group, MAX_LINE_LEN, OtherLine,
-    RFC9309_PARSE_LIMIT, RobotsTxt, Rule, Selection, Sitemap, Source,
-    UserAgent,
+    RFC9309_PARSE_LIMIT, RobotsTxt, Rule, Selection, Sitemap, UserAgent,
 };
 
 // The modules, in layers from the bottom up. A module imports only from
@@ -188,12 +187,12 @@ mod direct;
 mod matcher;
 mod rules;
 // Many hosts: fetch outcomes, the bundle reader, the builders.
+mod access;
 mod bundle;
 #[cfg(feature = "compile")]
-mod bundler;
+mod bundle_build;
 #[cfg(feature = "compile")]
 mod compile;
-mod fetch;
 mod tier;
 // Whole URL lines, as every front end decides them.
 mod check;

@@ -6,11 +6,11 @@ use crate::dfa::{Dfa, decide_lanes, decide_lanes_one};
 use crate::dialect::Dialect;
 use crate::direct::Pairs;
 use crate::rules::{
-    DirectIndex, Engine, EngineKind, Explanation, GroupSource, Matcher,
-    Reason, RuleInfo, Rules,
+    DirectIndex, Engine, EngineKind, Explanation, Matcher, Reason, RuleInfo,
+    Rules,
 };
 use crate::url::MatchPath;
-use crate::verdict::{RuleKind, Verdict};
+use crate::verdict::{GroupSource, RuleKind, Verdict};
 use crate::{normalize, pattern, wire};
 
 impl<'a> Matcher<'a> {

@@ -15,7 +15,7 @@ use core::fmt;
 
 use crate::dialect::Dialect;
 use crate::normalize;
-use crate::verdict::RuleKind;
+use crate::verdict::{GroupSource, RuleKind};
 
 /// Longest line google/robotstxt keeps: `8 * 2083 - 1` octets. The rest of
 /// the line is discarded.
@@ -302,43 +302,32 @@ impl RobotsTxt {
         let (source, chosen): (_, Vec<&Group>) =
             if self.groups.iter().any(names) {
                 (
-                    Source::Specific,
+                    GroupSource::Specific,
                     self.groups.iter().filter(|g| names(g)).collect(),
                 )
             } else if self.groups.iter().any(Group::is_global) {
                 (
-                    Source::Global,
+                    GroupSource::Global,
                     self.groups.iter().filter(|g| g.is_global()).collect(),
                 )
             } else {
-                (Source::None, Vec::new())
+                (GroupSource::None, Vec::new())
             };
         let rules = chosen.iter().flat_map(|g| g.rules.iter()).collect();
         Selection { source, rules }
     }
 }
 
-/// Where the rules of a [`Selection`] come from.
-#[derive(Clone, Copy, Debug, Eq, Hash, PartialEq)]
-pub enum Source {
-    /// Groups that name the agent.
-    Specific,
-    /// The `*` groups (no group names the agent).
-    Global,
-    /// No group applies: everything is allowed.
-    None,
-}
-
 /// The merged rules that apply to one crawler, in file order.
 #[derive(Clone, Debug)]
 pub struct Selection<'a> {
-    source: Source,
+    source: GroupSource,
     rules: Vec<&'a Rule>,
 }
 
 impl<'a> Selection<'a> {
     /// Where the rules come from.
-    pub fn source(&self) -> Source {
+    pub fn source(&self) -> GroupSource {
         self.source
     }
 
@@ -826,10 +815,10 @@ mod tests {
     #[test]
     fn select_specific_global_none() {
         let r = parse(b"user-agent: *\ndisallow: /\nuser-agent: FooBot\n");
-        assert_eq!(r.select(&["foobot"]).source(), Source::Specific);
+        assert_eq!(r.select(&["foobot"]).source(), GroupSource::Specific);
         assert!(r.select(&["foobot"]).rules().is_empty());
-        assert_eq!(r.select(&["other"]).source(), Source::Global);
+        assert_eq!(r.select(&["other"]).source(), GroupSource::Global);
         let r = parse(b"user-agent: FooBot\ndisallow: /\n");
-        assert_eq!(r.select(&["other"]).source(), Source::None);
+        assert_eq!(r.select(&["other"]).source(), GroupSource::None);
     }
 }

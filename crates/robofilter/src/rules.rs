@@ -13,7 +13,7 @@ use crate::dialect::Dialect;
 use crate::direct::{Pairs, PrefixIndex};
 use crate::error::{AgentError, LoadError};
 use crate::pattern;
-use crate::verdict::{RuleKind, Verdict};
+use crate::verdict::{GroupSource, RuleKind, Verdict};
 use crate::wire::{
     self, ENGINE_ALLOW_ALL, ENGINE_DFA, ENGINE_DIRECT, ENGINE_SPLIT,
     FORMAT_VERSION, NOTE_BYTES, NOTE_FILE_WORK, NOTE_RULE_STARS, NOTE_STATES,
@@ -54,17 +54,6 @@ pub struct Rules<'a> {
     /// The side section (empty if none): read and checked only by
     /// [`Rules::other_lines`].
     pub(crate) side: &'a [u8],
-}
-
-/// Where an agent's rules come from.
-#[derive(Clone, Copy, Debug, Eq, Hash, PartialEq)]
-pub enum GroupSource {
-    /// Groups that name the agent.
-    Specific,
-    /// The `*` groups (no group names the agent).
-    Global,
-    /// No group applies; everything is allowed.
-    None,
 }
 
 /// The engine a group was compiled to.

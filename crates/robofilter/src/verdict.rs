@@ -53,3 +53,14 @@ impl fmt::Display for Verdict {
         f.write_str(self.as_str())
     }
 }
+
+/// Where an agent's rules come from.
+#[derive(Clone, Copy, Debug, Eq, Hash, PartialEq)]
+pub enum GroupSource {
+    /// Groups that name the agent.
+    Specific,
+    /// The `*` groups (no group names the agent).
+    Global,
+    /// No group applies; everything is allowed.
+    None,
+}

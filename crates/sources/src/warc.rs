@@ -126,19 +126,19 @@ pub fn read_warc(
     for (host, i) in kept {
         let origin = warc.at(caps[i].offset);
         let fetch = match follow(&caps, &by_uri, i, &mut reached) {
-            Outcome::Final(f) => f,
-            Outcome::Unresolved(f, target) => {
+            RedirectEnd::Final(f) => f,
+            RedirectEnd::Unresolved(f, target) => {
                 unresolved.push(match target {
                     Some(t) => format!("{host} -> {t}"),
                     None => format!("{host} (no Location)"),
                 });
                 f
             }
-            Outcome::Loop => {
+            RedirectEnd::Loop => {
                 loops.push(host.to_string());
                 Fetch::TooManyRedirects
             }
-            Outcome::Unreadable(j) => {
+            RedirectEnd::Unreadable(j) => {
                 let c = &caps[j];
                 let at = warc.at(c.offset);
                 let msg = c.error.as_deref().unwrap_or_default();
@@ -256,7 +256,7 @@ struct Capture {
 }
 
 /// Where following a capture's redirects ends.
-enum Outcome {
+enum RedirectEnd {
     /// A final response, or more than five redirects.
     Final(Fetch),
     /// A redirect whose target (if any) is not captured.
@@ -273,16 +273,16 @@ fn follow(
     by_uri: &HashMap<&str, usize>,
     i: usize,
     reached: &mut HashSet<usize>,
-) -> Outcome {
+) -> RedirectEnd {
     let (mut cur, mut hops) = (i, 0u32);
     let mut visited = vec![i];
     loop {
         let c = &caps[cur];
         if c.error.is_some() {
-            return Outcome::Unreadable(cur);
+            return RedirectEnd::Unreadable(cur);
         }
         if !matches!(c.status, 301 | 302 | 303 | 307 | 308) {
-            return Outcome::Final(Fetch::http(
+            return RedirectEnd::Final(Fetch::http(
                 c.status,
                 hops,
                 c.body.clone(),
@@ -290,20 +290,20 @@ fn follow(
         }
         let unresolved = Fetch::http(c.status, hops, Vec::new());
         let Some(target) = &c.location else {
-            return Outcome::Unresolved(unresolved, None);
+            return RedirectEnd::Unresolved(unresolved, None);
         };
         let Some(&next) = by_uri.get(target.key()) else {
-            return Outcome::Unresolved(
+            return RedirectEnd::Unresolved(
                 unresolved,
                 Some(target.key().to_string()),
             );
         };
         hops += 1;
         if hops > MAX_REDIRECTS {
-            return Outcome::Final(Fetch::TooManyRedirects);
+            return RedirectEnd::Final(Fetch::TooManyRedirects);
         }
         if visited.contains(&next) {
-            return Outcome::Loop;
+            return RedirectEnd::Loop;
         }
         visited.push(next);
         reached.insert(next);

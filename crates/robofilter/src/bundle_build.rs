@@ -3,10 +3,10 @@
 
 use std::collections::HashMap;
 
+use crate::access::{Fetch, Policy};
 use crate::bundle::host_hash;
 use crate::compile::{Compiler, Config};
 use crate::error::BuildError;
-use crate::fetch::{Fetch, Policy};
 use crate::kind::InputKind;
 use crate::url::normalize_host;
 use crate::wire::{
