@@ -100,76 +100,10 @@ pub fn http_date(s: &str) -> Option<u64> {
     t.duration_since(std::time::UNIX_EPOCH).ok().map(|d| d.as_secs())
 }
 
-/// Unix seconds as RFC 3339 UTC: `2026-11-24T23:54:31Z`.
-pub fn rfc3339(secs: u64) -> String {
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    )
-}
-
-/// Parses what [`rfc3339`] writes (UTC, `Z` or `+00:00`, fractional
-/// seconds ignored) back to Unix seconds.
-pub fn parse_rfc3339(s: &str) -> Option<u64> {
-    let b = s.as_bytes();
-    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' {
-        return None;
-    }
-    let num = |r: std::ops::Range<usize>| -> Option<u64> {
-        let t = s.get(r)?;
-        t.bytes().all(|c| c.is_ascii_digit()).then(|| t.parse().ok())?
-    };
-    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    let (h, mi, se) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    let mut rest = &s[19..];
-    if let Some(frac) = rest.strip_prefix('.') {
-        let n = frac.bytes().take_while(u8::is_ascii_digit).count();
-        rest = &frac[n..];
-    }
-    if !(rest == "Z" || rest == "z" || rest == "+00:00") {
-        return None;
-    }
-    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 {
-        return None;
-    }
-    let days = days_from_civil(y as i64, mo as u32, d as u32);
-    let days = u64::try_from(days).ok()?;
-    Some(days * 86_400 + h * 3600 + mi * 60 + se.min(60))
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
-/// `days_from_civil`).
-fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = i64::from((m + 9) % 12);
-    let doy = (153 * mp + 2) / 5 + i64::from(d) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// The date of a day number (Hinnant's `civil_from_days`).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
-}
-
 #[cfg(test)]
 mod tests {
+    use robofilter_sources::entry::{parse_rfc3339, rfc3339};
+
     use super::*;
 
     const TTL: Ttl = Ttl { min: 0, max: DEFAULT_TTL };

@@ -9,6 +9,7 @@
 //! its host, when known, is recorded as [`Fetch::Unreadable`] so that its
 //! URLs are disallowed with a reason instead of becoming `unknown`.
 
+pub mod entry;
 mod hosts;
 mod manifest;
 mod warc;

@@ -13,6 +13,7 @@ use robofilter::{Fetch, normalize_host};
 use serde::de::{self, IgnoredAny, Visitor};
 use serde::{Deserialize, Deserializer};
 
+use crate::entry::ENTRY_KEYS;
 use crate::{
     HostSource, Limits, SourceStats, count, decode_error, examples,
     open_stream,
@@ -264,8 +265,6 @@ struct HostOnly {
 
 /// One manifest line. `null` counts as absent for the optional keys.
 #[derive(Deserialize)]
-// The keys `robofilter fetch` adds are read only to be known.
-#[allow(dead_code)]
 #[serde(expecting = "a JSON object with \"host\" and \"status\"")]
 struct Line {
     #[allow(dead_code)] // read by `HostOnly`; here to be a known key
@@ -277,30 +276,6 @@ struct Line {
     body: Option<String>,
     #[serde(default)]
     body_base64: Option<String>,
-    /// What `robofilter fetch` writes for its cache and for people: known,
-    /// so that no note is printed; no effect on the bundle.
-    #[serde(default)]
-    url: Option<IgnoredAny>,
-    #[serde(default)]
-    redirect_chain: Option<IgnoredAny>,
-    #[serde(default)]
-    fetched_at: Option<IgnoredAny>,
-    #[serde(default)]
-    checked_at: Option<IgnoredAny>,
-    #[serde(default)]
-    expires: Option<IgnoredAny>,
-    #[serde(default)]
-    etag: Option<IgnoredAny>,
-    #[serde(default)]
-    last_modified: Option<IgnoredAny>,
-    #[serde(default)]
-    error: Option<IgnoredAny>,
-    #[serde(default)]
-    elapsed_ms: Option<IgnoredAny>,
-    #[serde(default)]
-    truncated: Option<IgnoredAny>,
-    #[serde(default)]
-    stale_since: Option<IgnoredAny>,
     #[serde(flatten)]
     unknown: BTreeMap<String, IgnoredAny>,
 }
@@ -383,7 +358,14 @@ impl Line {
         };
         let not_http = status.is_some_and(|s| !(100..=599).contains(&s))
             && fetch == Fetch::Unreachable;
-        let unknown = self.unknown.into_keys().collect();
+        // What `robofilter fetch` writes for its cache and for people
+        // (the one entry type's keys) is known: no note, no effect on the
+        // bundle.
+        let unknown = self
+            .unknown
+            .into_keys()
+            .filter(|k| !ENTRY_KEYS.contains(&k.as_str()))
+            .collect();
         Ok(Entry { fetch, unknown, ignored_body, not_http })
     }
 }
