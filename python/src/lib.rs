@@ -31,7 +31,7 @@ use pyo3_arrow::{PyArray, PyChunkedArray, PyRecordBatch};
 use rayon::prelude::*;
 use robofilter::{
     AlignedBytes, Bundle, Compiler, Config, Dialect, Fetch, HostCache,
-    MemberError, Members, Outcome, Reason, Rules, Target, UrlChecker,
+    MemberError, Members, Outcome, Rules, Target, UrlChecker,
 };
 use robofilter_io::Compiled;
 use robofilter_sources::HostSource;
@@ -883,11 +883,26 @@ impl PyRules {
         let bytes = text_or_bytes(url, "url")?;
         // As the CLI does: a trailing `\r` is not part of the line.
         let text = bytes.strip_suffix(b"\r").unwrap_or(bytes);
-        let dict = PyDict::new(py);
-        // The URL is the line up to its first TAB; the rest are fields,
-        // given back in the input's type (`str` or `bytes`).
+        // The URL is the line up to its first TAB; the rest are fields.
         let tab = text.iter().position(|&b| b == b'\t');
         let url_part = &text[..tab.unwrap_or(text.len())];
+        let names = agents.names();
+        let owned: Vec<String> = names.iter().map(|a| a.to_string()).collect();
+        // The object `filter --json --explain` prints for the line, by the
+        // same printer.
+        let mut json = Vec::new();
+        self.with_line(&names, text, |each, target| {
+            robofilter_frontier::json_line(
+                &mut json, &owned, text, url_part, each, target, true,
+            );
+            Ok(())
+        })?;
+        let parsed = py
+            .import("json")?
+            .call_method1("loads", (PyBytes::new(py, &json),))?;
+        let parsed = parsed.cast::<PyDict>()?;
+        // The URL and fields come back in the input's type (`str` or
+        // `bytes`; JSON's base64 forms are not needed in Python).
         let same_type = |b: &[u8]| -> PyResult<Bound<'py, PyAny>> {
             match url.is_instance_of::<PyString>() {
                 // A `str` is UTF-8, and a TAB is a character boundary.
@@ -898,64 +913,21 @@ impl PyRules {
                 false => Ok(PyBytes::new(py, b).into_any()),
             }
         };
-        match tab {
-            Some(_) => dict.set_item("url", same_type(url_part)?)?,
-            None => dict.set_item("url", url)?,
+        let dict = PyDict::new(py);
+        for (key, value) in parsed.iter() {
+            let key: String = key.extract()?;
+            match key.as_str() {
+                "url" | "url_base64" => match tab {
+                    Some(_) => dict.set_item("url", same_type(url_part)?)?,
+                    None => dict.set_item("url", url)?,
+                },
+                "fields" | "fields_base64" => {
+                    let k = tab.expect("a line with fields has a TAB");
+                    dict.set_item("fields", same_type(&text[k + 1..])?)?
+                }
+                _ => dict.set_item(key, value)?,
+            }
         }
-        let names = agents.names();
-        self.with_line(&names, text, |each, target| {
-            let why = |agent: usize| -> PyResult<Bound<'py, PyDict>> {
-                let d = PyDict::new(py);
-                let mut why = Vec::new();
-                let reason =
-                    robofilter::write_why(&mut why, url_part, target, agent);
-                d.set_item("reason", String::from_utf8_lossy(&why))?;
-                match reason {
-                    Some(Reason::Rule(r) | Reason::IndexHtml(r)) => {
-                        d.set_item("line", r.line())?;
-                        d.set_item(
-                            "pattern",
-                            String::from_utf8_lossy(r.pattern()),
-                        )?;
-                    }
-                    _ => {
-                        d.set_item("line", py.None())?;
-                        d.set_item("pattern", py.None())?;
-                    }
-                }
-                Ok(d)
-            };
-            dict.set_item("verdict", Outcome::combine(each).as_str())?;
-            if agents.is_list() {
-                let verdicts = PyDict::new(py);
-                for (a, outcome) in names.iter().zip(each) {
-                    verdicts.set_item(a, outcome.as_str())?;
-                }
-                dict.set_item("verdicts", verdicts)?;
-            }
-            let mut host = Vec::new();
-            let has_host = target.is_some()
-                && robofilter::url_authority(url_part, &mut host);
-            match has_host {
-                true => {
-                    dict.set_item("host", String::from_utf8_lossy(&host))?
-                }
-                false => dict.set_item("host", py.None())?,
-            }
-            if let Some(k) = tab {
-                dict.set_item("fields", same_type(&text[k + 1..])?)?;
-            }
-            if agents.is_list() {
-                let reasons = PyDict::new(py);
-                for (i, a) in names.iter().enumerate() {
-                    reasons.set_item(a, why(i)?)?;
-                }
-                dict.set_item("reasons", reasons)?;
-            } else {
-                dict.update(why(0)?.as_mapping())?;
-            }
-            Ok(())
-        })?;
         Ok(dict)
     }
 

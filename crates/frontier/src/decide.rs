@@ -6,12 +6,14 @@ use std::ops::{ControlFlow, Range};
 use std::sync::Arc;
 
 use robofilter::{
-    HostCache, MatchPath, Outcome, Reason, Target, UrlChecker, write_why,
+    HostCache, MatchPath, Outcome, Target, UrlChecker, write_why,
 };
 
 use crate::counts::{BadKind, Counts};
 use crate::escape::escape_tail;
-use crate::print::{JsonLine, Why, push_text, split_fields, write_column};
+use crate::print::{
+    JsonLine, Why, json_line, push_text, split_fields, write_column,
+};
 use crate::{Emit, MIN_PASSED_RUN, REPORT_LEN};
 use robofilter_io as files;
 
@@ -321,7 +323,7 @@ impl<'r, 'a> Decider<'r, 'a> {
         if self.json && text_len > self.max_url_len {
             self.write_too_long_json(out);
         } else if self.json {
-            self.write_json(out, text, url, outcome, each, target);
+            self.write_json(out, text, url, each, target);
         } else {
             if self.emit == Emit::All {
                 for &o in &*each {
@@ -371,49 +373,16 @@ impl<'r, 'a> Decider<'r, 'a> {
         line.write(out);
     }
 
-    /// `{"url":...,"verdict":...,"host":...}` with `"verdicts"` for several
-    /// agents, `"fields"` for a line with a TAB, and for `--explain`
-    /// `"reason"`, `"line"` and `"pattern"` (null when no rule decided),
-    /// or with several agents `"reasons"`.
+    /// The line's `--json` object ([`json_line`]).
     pub(crate) fn write_json(
         &self,
         out: &mut Vec<u8>,
         text: &[u8],
         url: &[u8],
-        outcome: Outcome,
         each: &[Outcome],
         target: Option<Target<'_, '_>>,
     ) {
-        let mut host = Vec::new();
-        let has_host =
-            target.is_some() && robofilter::url_authority(url, &mut host);
-        let mut line = JsonLine::new(Some(url), outcome);
-        line.verdicts(self.checker.agents(), each);
-        line.host = has_host.then(|| String::from_utf8_lossy(&host));
-        // The URL is the line up to its first TAB, if it has one.
-        if let Some(fields) = text.get(url.len() + 1..) {
-            line.fields(fields);
-        }
-        // The reasons' text, borrowed by `line` (no allocation without
-        // --explain).
-        let mut why: Vec<Vec<u8>> = Vec::new();
-        if self.explain {
-            why.resize(each.len(), Vec::new());
-            let mut whys = Vec::with_capacity(each.len());
-            for (agent, why) in why.iter_mut().enumerate() {
-                let reason = write_why(why, url, target, agent);
-                let rule = match reason {
-                    Some(Reason::Rule(r) | Reason::IndexHtml(r)) => Some(r),
-                    _ => None,
-                };
-                whys.push((rule.map(|r| (r.line(), r.pattern())), agent));
-            }
-            let whys = whys
-                .into_iter()
-                .map(|(rule, agent)| Why::new(&why[agent], rule))
-                .collect();
-            line.explain(self.checker.agents(), whys);
-        }
-        line.write(out);
+        let agents = self.checker.agents();
+        json_line(out, agents, text, url, each, target, self.explain);
     }
 }

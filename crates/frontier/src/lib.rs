@@ -51,7 +51,7 @@ use robofilter_io::{self as files, Feed, Input, Output};
 
 pub use crate::counts::{BadKind, BadLine, Counts};
 pub use crate::escape::{escape, escape_tail};
-pub use crate::print::write_column;
+pub use crate::print::{json_line, write_column};
 
 use crate::decide::Decider;
 use crate::sink::{FileState, Sink, ToWriter, write_queue};

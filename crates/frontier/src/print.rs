@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use robofilter::Outcome;
+use robofilter::{Outcome, Reason, Target, write_why};
 
 /// Writes `o`'s name ([`Outcome::as_str`]) and a TAB, a copy of known
 /// length per outcome (so a few stores rather than a call to `memcpy`).
@@ -196,4 +196,54 @@ impl<'t> JsonLine<'t> {
         serde_json::to_writer(&mut *out, self).expect("a Vec takes any JSON");
         out.push(b'\n');
     }
+}
+
+/// Appends one frontier line's `--json` object and a newline to `out`, as
+/// `robofilter filter --json` prints it (and the wheel's `explain`
+/// returns it): `{"url":...,"verdict":...,"host":...}` with `"verdicts"`
+/// for several `agents`, `"fields"` for a line with a TAB, and with
+/// `explain` `"reason"`, `"line"` and `"pattern"` (null when no rule
+/// decided), or with several agents `"reasons"`. `text` is the line
+/// (without its newline), `url` its URL (up to its first TAB), `each` the
+/// outcome per agent and `target` what decided it (`None`: not a URL).
+pub fn json_line(
+    out: &mut Vec<u8>,
+    agents: &[String],
+    text: &[u8],
+    url: &[u8],
+    each: &[Outcome],
+    target: Option<Target<'_, '_>>,
+    explain: bool,
+) {
+    let mut host = Vec::new();
+    let has_host =
+        target.is_some() && robofilter::url_authority(url, &mut host);
+    let mut line = JsonLine::new(Some(url), Outcome::combine(each));
+    line.verdicts(agents, each);
+    line.host = has_host.then(|| String::from_utf8_lossy(&host));
+    // The URL is the line up to its first TAB, if it has one.
+    if let Some(fields) = text.get(url.len() + 1..) {
+        line.fields(fields);
+    }
+    // The reasons' text, borrowed by `line` (no allocation without
+    // `explain`).
+    let mut why: Vec<Vec<u8>> = Vec::new();
+    if explain {
+        why.resize(each.len(), Vec::new());
+        let mut whys = Vec::with_capacity(each.len());
+        for (agent, why) in why.iter_mut().enumerate() {
+            let reason = write_why(why, url, target, agent);
+            let rule = match reason {
+                Some(Reason::Rule(r) | Reason::IndexHtml(r)) => Some(r),
+                _ => None,
+            };
+            whys.push((rule.map(|r| (r.line(), r.pattern())), agent));
+        }
+        let whys = whys
+            .into_iter()
+            .map(|(rule, agent)| Why::new(&why[agent], rule))
+            .collect();
+        line.explain(agents, whys);
+    }
+    line.write(out);
 }

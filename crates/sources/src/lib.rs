@@ -166,6 +166,22 @@ impl SourceStats {
         self.bad.push(format!("{origin}: {msg}; skipped"));
     }
 
+    /// Adds a member, unless its 2xx body is not robots.txt text (still
+    /// compressed, or a compiled file): read as text it would have no
+    /// rules and allow everything, so it is a bad member, recorded as
+    /// unreadable, whatever the source.
+    fn add(&mut self, out: &mut Vec<HostSource>, source: HostSource) {
+        if let Fetch::Http { status: 200..=299, body } = &source.fetch {
+            let kind = robofilter::InputKind::of(body);
+            if !kind.is_text() {
+                let msg = format!("the body is {kind}, not a robots.txt");
+                self.unreadable(out, source.host, source.origin, msg);
+                return;
+            }
+        }
+        out.push(source);
+    }
+
     /// A bad member whose host is known: recorded as unreadable.
     fn unreadable(
         &mut self,

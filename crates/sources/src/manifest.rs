@@ -199,7 +199,7 @@ pub fn read_manifest(
         if entry.not_http {
             not_http.push(key);
         }
-        out.push(HostSource { host, fetch: entry.fetch, origin });
+        stats.add(&mut out, HostSource { host, fetch: entry.fetch, origin });
     }
     if !unknown.is_empty() {
         let mut keys = String::new();
@@ -429,6 +429,46 @@ mod tests {
                 Rules
             ]
         );
+    }
+
+    #[test]
+    fn a_body_that_is_not_text_is_a_bad_member() {
+        use base64::Engine as _;
+        let b64 = base64::engine::general_purpose::STANDARD;
+        let mut gz = flate2::write::GzEncoder::new(
+            Vec::new(),
+            flate2::Compression::default(),
+        );
+        gz.write_all(b"User-agent: *\nDisallow: /\n").unwrap();
+        let gz = gz.finish().unwrap();
+        let lines = format!(
+            "{{\"host\":\"a.example\",\"status\":200,\"body_base64\":\"{}\"}}\n\
+             {{\"host\":\"b.example\",\"status\":200,\"body_base64\":\"{}\"}}\n\
+             {{\"host\":\"c.example\",\"status\":200,\"body\":\"ROBOFLTR\"}}\n\
+             {{\"host\":\"d.example\",\"status\":404,\"body_base64\":\"{}\"}}\n",
+            b64.encode(&gz),
+            b64.encode(b"User-agent: *\nDisallow: /\n"),
+            b64.encode(&gz),
+        );
+        let dir = TempDir::new();
+        let path = dir.file("m.jsonl", lines.as_bytes());
+        let (hosts, stats) = read_manifest(&path, limits()).unwrap();
+        let got: Vec<_> =
+            hosts.iter().map(|h| (h.host.as_str(), &h.fetch)).collect();
+        assert_eq!(got[0], ("a.example", &Fetch::Unreadable));
+        assert!(matches!(
+            got[1],
+            ("b.example", Fetch::Http { status: 200, .. })
+        ));
+        assert_eq!(got[2], ("c.example", &Fetch::Unreadable));
+        // A 404's body is not used: no harm in it.
+        assert!(matches!(
+            got[3],
+            ("d.example", Fetch::Http { status: 404, .. })
+        ));
+        assert_eq!(stats.bad.len(), 2, "{:?}", stats.bad);
+        assert!(stats.bad[0].contains("gzip-compressed, not a robots.txt"));
+        assert!(stats.bad[1].contains("a compiled rules file"));
     }
 
     #[test]

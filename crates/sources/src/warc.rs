@@ -157,7 +157,8 @@ pub fn read_warc(
         if fetch == Fetch::Unreachable {
             not_http.push(host.to_string());
         }
-        out.push(HostSource { host: host.to_string(), fetch, origin });
+        let host = host.to_string();
+        stats.add(&mut out, HostSource { host, fetch, origin });
     }
 
     let notes = &mut stats.notes;
