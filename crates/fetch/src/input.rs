@@ -72,9 +72,13 @@ pub fn read_targets(
             line.clear();
             let (at, name) = (line_no, &name);
             let read_error = move |e: std::io::Error| {
+                // A decoder's error already says how to check the file.
+                let hint = match e.to_string().contains(" -t FILE") {
+                    true => "",
+                    false => " (is the file complete?)",
+                };
                 anyhow::anyhow!(
-                    "cannot read host list '{name}' after line {at}: \
-                     {e} (is the file complete?)"
+                    "cannot read host list '{name}' after line {at}: {e}{hint}"
                 )
             };
             let n = r

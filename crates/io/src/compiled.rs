@@ -133,10 +133,14 @@ fn refuse_not_robots_txt(bytes: &[u8], path: &Path) -> Result<()> {
         )
     }
     if kind.is_compiled() {
+        let file = match kind {
+            InputKind::Bundle => "compiled bundle",
+            _ => "compiled rules file",
+        };
         bail!(
             "'{name}' is {kind}, not a robots.txt; give the robots.txt it \
-             was compiled from, or use the compiled file with `robofilter \
-             filter`, `check`, `explain` or `inspect`"
+             was compiled from, or use the {file} with `robofilter filter`, \
+             `check`, `explain` or `inspect`"
         )
     }
     Ok(())

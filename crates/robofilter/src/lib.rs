@@ -87,7 +87,8 @@
 //! - [`Dialect::Rfc9309`] (the default) is the same except: the URL path and
 //!   every pattern go through one percent-normalisation (unreserved escapes
 //!   decoded, other escapes upper-cased, non-ASCII/controls/space escaped);
-//!   `%2A`/`%24` in a pattern are a literal `*`/`$`; `/robots.txt` (with any
+//!   `%2A`/`%24` in a pattern are a literal `*`/`$`, which the URL's `*`/`$`
+//!   and its escapes `%2A`/`%24` (either case) match; `/robots.txt` (with any
 //!   query) is always allowed; only the first 500 KiB are parsed (a line cut by
 //!   the limit is dropped; a line ending exactly at the limit is kept).
 //!

@@ -460,7 +460,7 @@ impl<'a> Matcher<'a> {
         match self.rules.dialect {
             Dialect::Google => path.tail().iter().for_each(|&b| emit(b)),
             Dialect::Rfc9309 => {
-                normalize::rfc9309(path.tail(), |b| {
+                normalize::rfc9309_url(path.tail(), |b| {
                     emit(b);
                     true
                 });
@@ -678,6 +678,6 @@ pub(crate) fn is_rfc9309_robots_txt(path: MatchPath<'_>) -> bool {
     if path.has_lead_slash() && !push(b'/') {
         return false;
     }
-    normalize::rfc9309(path.tail(), &mut push);
+    normalize::rfc9309_url(path.tail(), &mut push);
     !longer && &buf[..n] == WANT
 }

@@ -15,7 +15,15 @@
 //! - octets >= 0x80, control octets (0x00-0x1F, 0x7F) and space are encoded;
 //! - everything else, malformed escapes included, is kept.
 //!
-//! Both functions are streaming: they call `emit` once per output byte and stop
+//! In the URL's match target only ([`rfc9309_url`]), `%2A` and `%24` (either
+//! hex case) are also decoded, to `*` and `$`: a pattern's `%2A`/`%24` is a
+//! literal `*`/`$` octet (`pattern.rs`), and RFC 9309 section 2.2.2 compares
+//! octets with those escapes and the characters equal, so the URL's escape
+//! and its character must match it alike (docs/SEMANTICS.md section 4 item
+//! 2). The pattern side keeps them escaped, so that they are never read as
+//! a wildcard or an end anchor.
+//!
+//! The functions are streaming: they call `emit` once per output byte and stop
 //! as soon as `emit` returns `false`, so the search loop can feed a URL straight
 //! into an automaton and stop at a sink without normalising the rest.
 
@@ -77,10 +85,26 @@ fn emit_escape(b: u8, emit: &mut impl FnMut(u8) -> bool) -> bool {
         && emit(HEX[usize::from(b & 15)])
 }
 
-/// The rfc9309 normalisation (see the module docs). Returns `false` if
-/// `emit` asked to stop.
+/// The rfc9309 normalisation of a pattern (see the module docs). Returns
+/// `false` if `emit` asked to stop.
 #[inline]
-pub(crate) fn rfc9309(bytes: &[u8], mut emit: impl FnMut(u8) -> bool) -> bool {
+pub(crate) fn rfc9309(bytes: &[u8], emit: impl FnMut(u8) -> bool) -> bool {
+    normalise::<false>(bytes, emit)
+}
+
+/// The rfc9309 normalisation of a URL's path: as [`rfc9309`], and `%2A`
+/// and `%24` are the characters `*` and `$`.
+#[inline]
+pub(crate) fn rfc9309_url(bytes: &[u8], emit: impl FnMut(u8) -> bool) -> bool {
+    normalise::<true>(bytes, emit)
+}
+
+/// [`rfc9309`] (`URL` false) or [`rfc9309_url`] (`URL` true).
+#[inline]
+fn normalise<const URL: bool>(
+    bytes: &[u8],
+    mut emit: impl FnMut(u8) -> bool,
+) -> bool {
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
@@ -96,11 +120,12 @@ pub(crate) fn rfc9309(bytes: &[u8], mut emit: impl FnMut(u8) -> bool) -> bool {
             let lo = bytes.get(i + 2).copied().and_then(hex_val);
             if let (Some(hi), Some(lo)) = (hi, lo) {
                 let v = hi << 4 | lo;
-                let go = if is_unreserved(v) {
-                    emit(v)
-                } else {
-                    emit_escape(v, &mut emit)
-                };
+                let go =
+                    if is_unreserved(v) || (URL && matches!(v, b'*' | b'$')) {
+                        emit(v)
+                    } else {
+                        emit_escape(v, &mut emit)
+                    };
                 if !go {
                     return false;
                 }
@@ -232,6 +257,24 @@ mod tests {
         assert_eq!(rfc(b"/%zz%4"), b"/%zz%4");
         assert_eq!(rfc(b"/%25%2541"), b"/%25%2541");
         assert_eq!(rfc(b"*$"), b"*$");
+    }
+
+    #[test]
+    fn rfc9309_url_decodes_star_and_dollar_escapes_only() {
+        let url = |s: &[u8]| {
+            let mut out = Vec::new();
+            rfc9309_url(s, |b| {
+                out.push(b);
+                true
+            });
+            out
+        };
+        assert_eq!(url(b"/a%2A%2a%24/b"), b"/a**$/b");
+        assert_eq!(url(b"/a*$"), b"/a*$");
+        // Every other escape as in a pattern.
+        assert_eq!(url(b"/%7e%2f%20%e9"), b"/~%2F%20%E9");
+        // A pattern keeps them escaped: a literal octet, never a wildcard.
+        assert_eq!(rfc(b"/a%2a%24"), b"/a%2A%24");
     }
 
     #[test]

@@ -38,7 +38,8 @@ pub fn oracle_allowed(
     let rfc = dialect == OracleDialect::Rfc9309;
 
     let raw_path = extract_path(url);
-    let path = if rfc { normalize_rfc(&raw_path) } else { raw_path.clone() };
+    let path =
+        if rfc { normalize_rfc_url(&raw_path) } else { raw_path.clone() };
 
     // Section 4, item 3.
     if rfc {
@@ -382,8 +383,21 @@ fn normalize_google(value: &[u8]) -> Vec<u8> {
 /// The rfc9309 normalisation (section 4, item 1), applied to both the
 /// URL path and every pattern.
 fn normalize_rfc(s: &[u8]) -> Vec<u8> {
+    normalize_rfc_as(s, false)
+}
+
+/// The rfc9309 normalisation of a URL's path: in it `%2A` and `%24` (either
+/// case) are the characters `*` and `$` (docs/SEMANTICS.md section 4 item
+/// 2), which a pattern's literal `%2A`/`%24` atoms match.
+fn normalize_rfc_url(s: &[u8]) -> Vec<u8> {
+    normalize_rfc_as(s, true)
+}
+
+fn normalize_rfc_as(s: &[u8], url: bool) -> Vec<u8> {
     let is_unreserved = |b: u8| {
-        b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
+        b.is_ascii_alphanumeric()
+            || matches!(b, b'-' | b'.' | b'_' | b'~')
+            || (url && matches!(b, b'*' | b'$'))
     };
     let mut out = Vec::new();
     let mut i = 0;
@@ -578,6 +592,17 @@ fn oracle_rfc9309_differences() {
         ),
         ("user-agent: *\ndisallow: /foo%24\n", "http://x/foo$", true, false),
         ("user-agent: *\ndisallow: /foo%24\n", "http://x/foo", true, true),
+        // ... and match the escapes themselves in the URL, either case
+        // (changed 2026-11-28); google matches the escape's text only.
+        (
+            "user-agent: *\ndisallow: /foo-%24\n",
+            "http://x/foo-%24",
+            false,
+            false,
+        ),
+        ("user-agent: *\ndisallow: /foo-%24\n", "http://x/foo-$", true, false),
+        ("user-agent: *\ndisallow: /s/%2A/\n", "http://x/s/%2a/", true, false),
+        ("user-agent: *\ndisallow: /s/%2A/\n", "http://x/s/*/", true, false),
         // Item 3: /robots.txt is always allowed.
         ("user-agent: *\ndisallow: /\n", "http://x/robots.txt", false, true),
         ("user-agent: *\ndisallow: /\n", "http://x/robots.txt?a", false, true),

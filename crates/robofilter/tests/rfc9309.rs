@@ -207,15 +207,44 @@ fn section_2_2_3_special_characters() {
             "https://www.example.com/path/file-with-a-*.html",
             DISALLOW,
         ),
-        // The pattern's `%2A` is the octet `*`; the URL's `%2A` is a
-        // reserved escape, kept as is (docs/SEMANTICS.md section 4, items 1
-        // and 2), so the two do not match.
+        // The pattern's `%2A` is the octet `*`, and in the URL `%2A` and
+        // `%24` (either case) are the characters `*` and `$` (RFC 9309
+        // section 2.2.2; docs/SEMANTICS.md section 4 item 2, changed
+        // 2026-11-28), so the escape matches as the character does.
         (
-            "%2A is the octet *, not the text %2A",
+            "%2A in the URL matches the pattern's %2A",
             "User-agent: *\nDisallow: /path/file-with-a-%2A.html\n",
             "a",
             "https://www.example.com/path/file-with-a-%2A.html",
+            DISALLOW,
+        ),
+        (
+            "%2a (lower case) in the URL matches too",
+            "User-agent: *\nDisallow: /search/%2A/\n",
+            "a",
+            "https://www.example.com/search/%2a/",
+            DISALLOW,
+        ),
+        (
+            "%24 in the URL matches the pattern's %24",
+            "User-agent: *\nDisallow: /path/foo-%24\n",
+            "a",
+            "https://www.example.com/path/foo-%24",
+            DISALLOW,
+        ),
+        (
+            "a raw * in the pattern is a wildcard that %2A in the URL meets",
+            "User-agent: *\nDisallow: /\nAllow: /a*$\n",
+            "a",
+            "https://www.example.com/a%2A",
             ALLOW,
+        ),
+        (
+            "%24 in the URL is a character, not an end",
+            "User-agent: *\nDisallow: /\nAllow: /a$\n",
+            "a",
+            "https://www.example.com/a%24",
+            DISALLOW,
         ),
         (
             "%2A is not a wildcard",
@@ -519,6 +548,23 @@ const DIFFERENCES: &[Difference<'_>] = &[
         "%2a (lower case) matches *",
         "User-agent: *\nDisallow: /a%2ab\n",
         "http://x/a*b",
+        ALLOW,
+        DISALLOW,
+    ),
+    // ... and the escapes themselves, either case (docs/SEMANTICS.md
+    // section 4 item 2): google matches the escape's text only (a pattern
+    // `%24` against a URL `%24` is a match in both dialects).
+    (
+        "%24 in the URL matches a literal $",
+        "User-agent: *\nDisallow: /a$b\n",
+        "http://x/a%24b",
+        ALLOW,
+        DISALLOW,
+    ),
+    (
+        "%2a in the URL matches %2A",
+        "User-agent: *\nDisallow: /search/%2A/\n",
+        "http://x/search/%2a/",
         ALLOW,
         DISALLOW,
     ),

@@ -279,15 +279,18 @@ fn decode_error(
     pos: u64,
     e: io::Error,
 ) -> anyhow::Error {
-    let what = match comp {
-        None => "read".to_string(),
-        Some(tool) => format!("decompress ({tool})"),
-    };
-    anyhow!(
-        "cannot {what} '{name}' after byte {pos}{}: {e} (is the file \
-         complete?)",
-        offset_suffix(comp)
-    )
+    match comp {
+        None => anyhow!(
+            "cannot read '{name}' after byte {pos}: {e} (is the file \
+             complete?)"
+        ),
+        // The decoder's error says how far it got and how to check the
+        // file (robofilter-io).
+        Some(tool) => anyhow!(
+            "cannot decompress ({tool}) '{name}' after byte {pos}{}: {e}",
+            offset_suffix(comp)
+        ),
+    }
 }
 
 // ---------------------------------------------------------------------

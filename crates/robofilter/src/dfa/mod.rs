@@ -569,7 +569,7 @@ impl<'a> Dfa<'a> {
                     }
                     rest = tail;
                 }
-                normalize::rfc9309(rest, |b| {
+                normalize::rfc9309_url(rest, |b| {
                     s = next(s, b);
                     s >= stop_below
                 });
@@ -714,7 +714,7 @@ fn lockstep<T: StateId, const N: usize>(
                 }
                 rest = tail;
             }
-            normalize::rfc9309(rest, |b| {
+            normalize::rfc9309_url(rest, |b| {
                 for (i, s) in s.iter_mut().enumerate() {
                     *s = next(i, *s, b);
                 }
