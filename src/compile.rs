@@ -312,12 +312,7 @@ fn sharded(
             .context("internal error: a shard does not load")?;
         hosts += bundle.host_len() as u64;
         members += bundle.member_len();
-        let file = ShardFile::of(
-            i as u32,
-            n,
-            bytes.as_bytes(),
-            bundle.host_len() as u64,
-        );
+        let file = ShardFile::of(i as u32, n, &bundle, bytes.as_bytes());
         dir.write(&file.name, bytes.as_bytes())?;
         files.push(file);
     }

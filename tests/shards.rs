@@ -286,6 +286,67 @@ fn shards_are_opened_only_when_needed_and_checked() {
     );
 }
 
+/// Another build's shard of the same length (the same hosts, bodies of the
+/// same length) is refused before its first verdict, by `filter`, `check`
+/// and `explain`, by the fingerprint `index.json` records; and an index
+/// without one (an older build) still catches it, by the whole file's CRC.
+#[test]
+fn a_foreign_shard_of_the_same_length_is_refused() {
+    let dir = Dir::new("shards-foreign");
+    for (build, rule) in [("one", "/aaaa"), ("two", "/bbbb")] {
+        std::fs::create_dir_all(dir.join(&format!("{build}/hosts"))).unwrap();
+        for host in ["a.example", "b.example", "c.example"] {
+            dir.write(
+                &format!("{build}/hosts/{host}.txt"),
+                format!("User-agent: *\nDisallow: {rule}\n"),
+            );
+        }
+        let hosts = format!("{build}/hosts");
+        let out = format!("{build}/s");
+        dir.run(&["compile", "--hosts", &hosts, "--shards", "1", "-o", &out])
+            .ok();
+    }
+    let name = "shard-00000-of-00001.bundle";
+    let (one, two) = (
+        dir.read(&format!("one/s/{name}")),
+        dir.read(&format!("two/s/{name}")),
+    );
+    assert_eq!(one.len(), two.len(), "the test needs shards of one length");
+    assert_ne!(one, two);
+    let url = b"https://a.example/bbbb\n";
+    let filter = ["filter", "one/s", "--agent", "bot", "--emit", "all"];
+    assert_eq!(
+        dir.run_with(&filter, url).ok(),
+        "allow\thttps://a.example/bbbb\n"
+    );
+    // Build two's shard, copied into build one's directory.
+    dir.write(&format!("one/s/{name}"), &two);
+    dir.run_with(&filter, url)
+        .exits(2)
+        .stderr_has(&["not the shard of this build", "fingerprint"]);
+    for cmd in ["check", "explain"] {
+        dir.run(&[cmd, "--agent", "bot", "one/s", "https://a.example/bbbb"])
+            .exits(2)
+            .stderr_has(&["not the shard of this build"]);
+    }
+    // An index.json without fingerprints (written before they were):
+    // the whole file's CRC-32 tells the shards apart.
+    let index = String::from_utf8(dir.read("one/s/index.json")).unwrap();
+    let mut json: serde_json::Value = serde_json::from_str(&index).unwrap();
+    for f in json["files"].as_array_mut().unwrap() {
+        f.as_object_mut().unwrap().remove("fingerprint").unwrap();
+    }
+    let old = serde_json::to_string_pretty(&json).unwrap();
+    assert_ne!(old, index, "the index had a fingerprint");
+    dir.write("one/s/index.json", &old);
+    dir.run_with(&filter, url).exits(2).stderr_has(&["CRC-32"]);
+    dir.write(&format!("one/s/{name}"), &one);
+    assert_eq!(
+        dir.run_with(&filter, url).ok(),
+        "allow\thttps://a.example/bbbb\n"
+    );
+}
+
 /// A shard directory compiled for some agents refuses others up front.
 #[test]
 fn shards_compiled_for_agents_refuse_others() {

@@ -1421,7 +1421,8 @@ fn fetch<'py>(
 /// The octets of a shard directory's `index.json` (named `name` in
 /// errors), parsed and checked by the reader `robofilter` itself uses, as
 /// a dict: `shards`, `dialect`, `agents`, `build_id`, `hosts`, and
-/// `files` (per shard: `name`, `length`, `crc32`, `hosts`). For
+/// `files` (per shard: `name`, `length`, `crc32`, `hosts`,
+/// `fingerprint`). For
 /// `robofilter.spark`, which reads the octets from any file system.
 #[pyfunction]
 fn _shard_index<'py>(
@@ -1444,6 +1445,7 @@ fn _shard_index<'py>(
         d.set_item("length", f.length)?;
         d.set_item("crc32", f.crc32)?;
         d.set_item("hosts", f.hosts)?;
+        d.set_item("fingerprint", f.fingerprint)?;
         files.append(d)?;
     }
     out.set_item("files", files)?;

@@ -160,6 +160,34 @@ impl BundleIndex {
         Ok(None)
     }
 
+    /// The four octets at file offset `at`: from the map, or read, and the
+    /// file checked to be the one opened.
+    #[cfg(unix)]
+    pub fn read_4(&self, at: u64) -> io::Result<[u8; 4]> {
+        use std::os::unix::fs::FileExt;
+        let mut out = [0u8; 4];
+        match &self.map {
+            Some(map) => {
+                let range = usize::try_from(at)
+                    .ok()
+                    .and_then(|a| Some(a..a.checked_add(4)?))
+                    .and_then(|r| map.get(r))
+                    .ok_or_else(|| io::Error::other("outside the file"))?;
+                out.copy_from_slice(range);
+            }
+            None => {
+                self.file.read_exact_at(&mut out, at)?;
+                self.check_unchanged()?;
+            }
+        }
+        Ok(out)
+    }
+
+    #[cfg(not(unix))]
+    pub fn read_4(&self, _at: u64) -> io::Result<[u8; 4]> {
+        unreachable!("BundleIndex::open reads no index off unix")
+    }
+
     /// Loads the bundle from the index, naming the file in errors.
     pub fn load(&self) -> Result<Bundle<'_>> {
         let index = match &self.map {

@@ -64,7 +64,7 @@ pub use crate::path::{display, is_stdin, open, os_bytes, shrank};
 pub use crate::read::{Whole, Window, map_window, read_owned};
 pub use crate::shard_dir::{
     AtomicDir, INDEX_NAME, MAX_SHARDS, OpenShards, ShardFile, ShardIndex,
-    files_of, open_shards, shard_name, with_shards_checker,
+    files_of, fingerprint, open_shards, shard_name, with_shards_checker,
 };
 pub use crate::signals::install_signal_handlers;
 pub use crate::temps::{commit_temp, forget_temp, registered_temp};

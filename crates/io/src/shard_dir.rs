@@ -74,17 +74,44 @@ pub struct ShardFile {
     pub crc32: u32,
     /// The hosts it holds.
     pub hosts: u64,
+    /// The shard's fingerprint ([`fingerprint`]: a CRC-32 of the checksums
+    /// the shard itself stores, its index's and each member's): a reader
+    /// compares it before the shard's first verdict, so that another
+    /// build's shard of the same length is refused without reading the
+    /// whole file. Absent from indexes written before it was added: the
+    /// whole file's CRC is checked then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<u32>,
+}
+
+/// A bundle's fingerprint: the CRC-32 of its index checksum and of each
+/// member's own checksum, in member order, each read by `read_at` (four
+/// octets at a file offset; `None` if they cannot be read, and then so is
+/// the fingerprint).
+pub fn fingerprint(
+    bundle: &Bundle<'_>,
+    mut read_at: impl FnMut(u64) -> Option<[u8; 4]>,
+) -> Option<u32> {
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(&bundle.index_checksum().to_le_bytes());
+    for m in 0..bundle.member_len() {
+        crc.update(&read_at(bundle.member_checksum_at(m))?);
+    }
+    Some(crc.finalize())
 }
 
 impl ShardFile {
-    /// The record of shard `i` of `n`, whose bytes are `bytes` and which
-    /// holds `hosts` hosts.
-    pub fn of(i: u32, n: u32, bytes: &[u8], hosts: u64) -> ShardFile {
+    /// The record of shard `i` of `n`: `bundle`, loaded from `bytes`.
+    pub fn of(i: u32, n: u32, bundle: &Bundle<'_>, bytes: &[u8]) -> ShardFile {
         ShardFile {
             name: shard_name(i, n),
             length: bytes.len() as u64,
             crc32: crc32fast::hash(bytes),
-            hosts,
+            hosts: bundle.host_len() as u64,
+            fingerprint: fingerprint(bundle, |at| {
+                let at = usize::try_from(at).ok()?;
+                bytes.get(at..at + 4)?.try_into().ok()
+            }),
         }
     }
 }
@@ -480,13 +507,32 @@ fn open_shard(
     index: &ShardIndex,
     i: usize,
 ) -> Result<BundleIndex> {
-    index.check_shard(dir, i, false)?;
-    let path = dir.join(&index.files[i].name);
-    match BundleIndex::open(&path, "shard")? {
-        Some(shard) => Ok(shard),
+    let want = &index.files[i];
+    // Without a fingerprint in index.json (an older build), the whole
+    // file's CRC is checked instead.
+    index.check_shard(dir, i, want.fingerprint.is_none())?;
+    let path = dir.join(&want.name);
+    let shard = match BundleIndex::open(&path, "shard")? {
+        Some(shard) => shard,
         None => bail!(
             "shard '{}' is not a bundle (compile the shards again)",
             files::display(&path)
         ),
+    };
+    if let Some(want_print) = want.fingerprint {
+        let bundle = shard.load()?;
+        let have = fingerprint(&bundle, |at| shard.read_4(at).ok());
+        if have != Some(want_print) {
+            let have =
+                have.map_or("unreadable".into(), |h| format!("{h:08x}"));
+            bail!(
+                "shard '{}' is not the shard of this build: its fingerprint \
+                 is {have}, index.json says {want_print:08x} (a shard of \
+                 another build, copied in?); compile the shards again, or \
+                 copy the whole directory",
+                files::display(&path)
+            );
+        }
     }
+    Ok(shard)
 }

@@ -372,6 +372,25 @@ impl<'a> Bundle<'a> {
         self.dialect
     }
 
+    /// The CRC-32 of the index that the bundle's header stores (checked
+    /// when loaded).
+    pub fn index_checksum(&self) -> u32 {
+        let at = wire::CHECKSUM_AT;
+        u32::from_le_bytes(
+            self.index[at..at + 4].try_into().expect("4 octets"),
+        )
+    }
+
+    /// The file offset of member `m`'s own checksum (the CRC-32 its rules
+    /// file header stores). With [`Bundle::index_checksum`], the checksums
+    /// of every member tell this bundle's content from another's without
+    /// reading the members whole (a shard directory's `index.json` records
+    /// their CRC as the shard's fingerprint).
+    pub fn member_checksum_at(&self, m: usize) -> u64 {
+        let span = self.member_span(m);
+        span.offset() + span.padding() as u64 + wire::CHECKSUM_AT as u64
+    }
+
     /// The number of hosts.
     pub fn host_len(&self) -> usize {
         self.hosts.len()
