@@ -78,6 +78,17 @@ impl Limits {
         Err(self.too_large())
     }
 
+    /// A body that was cut short (a fetch's `--max-body`, a crawler's
+    /// WARC-Truncated record) without its cut last line: a line is used
+    /// only if it ended inside the kept part, since the rest of it could
+    /// have changed what it says (`Allow: /public-area` cut to `Allow: /`).
+    /// In both dialects; a body with no line end at all is then empty.
+    pub fn drop_cut_line(mut body: Vec<u8>) -> Vec<u8> {
+        let end = body.iter().rposition(|&b| b == b'\n' || b == b'\r');
+        body.truncate(end.map_or(0, |i| i + 1));
+        body
+    }
+
     /// The message for a body over the google dialect's cap.
     pub fn too_large(&self) -> String {
         format!(

@@ -276,6 +276,10 @@ struct Line {
     body: Option<String>,
     #[serde(default)]
     body_base64: Option<String>,
+    /// The body was cut (`robofilter fetch --max-body`): its cut last line
+    /// is dropped.
+    #[serde(default)]
+    truncated: Option<bool>,
     #[serde(flatten)]
     unknown: BTreeMap<String, IgnoredAny>,
 }
@@ -344,10 +348,12 @@ impl Line {
         };
         let is_2xx = status.is_some_and(|s| (200..=299).contains(&s));
         let ignored_body = body.is_some() && !is_2xx;
-        let body = if is_2xx {
-            limits.apply(body.unwrap_or_default())?
-        } else {
-            Vec::new()
+        let body = match is_2xx {
+            true if self.truncated == Some(true) => {
+                Limits::drop_cut_line(limits.apply(body.unwrap_or_default())?)
+            }
+            true => limits.apply(body.unwrap_or_default())?,
+            false => Vec::new(),
         };
         let redirects =
             u32::try_from(self.redirects.unwrap_or(0)).unwrap_or(u32::MAX);
@@ -429,6 +435,50 @@ mod tests {
                 Rules
             ]
         );
+    }
+
+    #[test]
+    fn a_truncated_body_loses_its_cut_last_line() {
+        let cut = "User-agent: *\\nDisallow: /\\nAllow: /";
+        let lines = format!(
+            "{{\"host\":\"a.example\",\"status\":200,\"body\":\"{cut}\",\"truncated\":true}}\n\
+             {{\"host\":\"b.example\",\"status\":200,\"body\":\"{cut}\"}}\n\
+             {{\"host\":\"c.example\",\"status\":200,\"body\":\"Disallow: /x\\n\",\"truncated\":true}}\n\
+             {{\"host\":\"d.example\",\"status\":200,\"body\":\"User-agent: *\",\"truncated\":true}}\n"
+        );
+        let dir = TempDir::new();
+        let path = dir.file("m.jsonl", lines.as_bytes());
+        let (hosts, stats) = read_manifest(&path, limits()).unwrap();
+        assert!(stats.bad.is_empty() && stats.notes.is_empty(), "{stats:?}");
+        let body = |i: usize| match &hosts[i].fetch {
+            Fetch::Http { body, .. } => {
+                String::from_utf8(body.clone()).unwrap()
+            }
+            other => panic!("{other:?}"),
+        };
+        // The cap fell inside `Allow: /public-area`: `Allow: /` is not
+        // what the file said, so it goes.
+        assert_eq!(body(0), "User-agent: *\nDisallow: /\n");
+        // Not truncated: the last line is whole, without its line end.
+        assert_eq!(body(1), "User-agent: *\nDisallow: /\nAllow: /");
+        // Cut right after a line end: nothing is dropped.
+        assert_eq!(body(2), "Disallow: /x\n");
+        // No line end at all: nothing is left.
+        assert_eq!(body(3), "");
+        // In both dialects the first host then disallows `/secret`.
+        for dialect in
+            [robofilter::Dialect::Rfc9309, robofilter::Dialect::Google]
+        {
+            let config = robofilter::Config::new().dialect(dialect);
+            let rules = robofilter::Compiler::with_config(config)
+                .compile(body(0).as_bytes())
+                .unwrap();
+            let rules = robofilter::AlignedBytes::from(&rules[..]);
+            let rules =
+                robofilter::Rules::from_bytes(rules.as_bytes()).unwrap();
+            let bot = rules.matcher("bot").unwrap();
+            assert!(!bot.is_allowed(b"https://a.example/secret"), "{dialect}");
+        }
     }
 
     #[test]

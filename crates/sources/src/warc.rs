@@ -83,15 +83,17 @@ pub fn read_warc(
         for issue in http.issues {
             decoding.entry(issue).or_default().push(target.host.clone());
         }
+        let mut body = http.body;
         if rec.truncated {
             truncated.push(target.host.clone());
+            body = Limits::drop_cut_line(body);
         }
         let location = http.location.and_then(|l| target.resolve(&l));
         caps.push(Capture {
             uri: target,
             status: http.status,
             location,
-            body: http.body,
+            body,
             offset: rec.offset,
             error: None,
         });
@@ -234,7 +236,8 @@ pub fn read_warc(
     }
     if !truncated.is_empty() {
         notes.push(format!(
-            "{} truncated by the crawler (WARC-Truncated), used as stored: {}",
+            "{} truncated by the crawler (WARC-Truncated), used without \
+             their cut last line: {}",
             count(truncated.len(), "capture"),
             examples(&truncated)
         ));
