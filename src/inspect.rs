@@ -34,7 +34,12 @@ pub fn run(args: InspectArgs) -> Result<()> {
     if ShardIndex::is_dir(path) {
         return inspect_shards(&args, want);
     }
-    let bytes = files::read_owned(path, "robots.txt, rules file or bundle")?;
+    // A robots.txt is read as far as its dialect could use it, a compiled
+    // file as far as its header says: bounded, whatever `path` is.
+    let limits =
+        files::Limits::new(&Config::new().dialect(want.unwrap_or_default()));
+    let bytes =
+        files::read_bounded(path, "robots.txt, rules file or bundle", limits)?;
     let mut out = Output::new(args.output.as_deref())?;
     let kind = InputKind::of(&bytes);
     if args.json || args.summary {

@@ -153,8 +153,13 @@ fn generate(what: Generate) -> anyhow::Result<()> {
 /// A reader of our stdout went away (`robofilter ... | head`): not an
 /// error, like a SIGPIPE death but with status 0.
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    let pipe = Some(io::ErrorKind::BrokenPipe);
     err.chain().any(|e| {
-        e.downcast_ref::<io::Error>()
-            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+        // JSON written straight to the output reports its write errors as
+        // serde_json's, which keep the I/O error's kind.
+        e.downcast_ref::<io::Error>().map(io::Error::kind) == pipe
+            || e.downcast_ref::<serde_json::Error>()
+                .and_then(serde_json::Error::io_error_kind)
+                == pipe
     })
 }

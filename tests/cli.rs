@@ -436,6 +436,41 @@ fn filter_closed_pipe_exits_quietly() {
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
 
+/// `inspect --json` of a bundle larger than the output buffer, into a
+/// pipe closed after a few octets: quiet, status 0, as every command (its
+/// JSON is written by serde_json, whose write errors are its own type).
+#[test]
+fn inspect_json_closed_pipe_exits_quietly() {
+    let dir = Dir::new("inspect-pipe");
+    std::fs::create_dir(dir.join("hosts")).unwrap();
+    for i in 0..6000 {
+        dir.write(
+            &format!("hosts/h{i}.example.txt"),
+            format!("User-agent: *\nDisallow: /p{i}/\nSitemap: https://h{i}.example/s.xml\n"),
+        );
+    }
+    dir.run(&["compile", "--hosts", "hosts", "-o", "b.bundle"]).ok();
+    for args in [
+        &["inspect", "--json", "b.bundle"][..],
+        &["inspect", "b.bundle"],
+        &["inspect", "--json", "--agent", "GPTBot", "b.bundle"],
+    ] {
+        let mut child = dir
+            .command(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let mut first = [0u8; 16];
+        stdout.read_exact(&mut first).unwrap();
+        drop(stdout);
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{args:?}");
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+    }
+}
+
 #[test]
 fn compile_writes_rules_and_a_summary() {
     let dir = compiled("compile", &[]);

@@ -88,6 +88,29 @@ fn compile_dev_zero_is_bounded() {
     assert!(!dir.join("m.bin").exists() && !dir.join("w.bin").exists());
 }
 
+/// `inspect`, `check` and `explain` read a robots.txt as `compile` does: a
+/// bounded head, in both dialects (given `/dev/zero`, they aborted with a
+/// 2 GiB allocation).
+#[test]
+fn inspect_check_explain_dev_zero_are_bounded() {
+    let dir = Dir::new("zero-read");
+    let url = "http://x/";
+    for cmd in [
+        &["inspect", "/dev/zero"][..],
+        &["check", "--agent", "bot", "/dev/zero", url],
+        &["explain", "--agent", "bot", "/dev/zero", url],
+    ] {
+        let out = dir.run_bounded(cmd, ONE_GIB, T).ok();
+        assert!(out.contains("allow") || out.contains("parse limit"), "{out}");
+        let mut google = vec!["--dialect", "google"];
+        google.splice(0..0, cmd[..1].iter().copied());
+        google.extend_from_slice(&cmd[1..]);
+        dir.run_bounded(&google, ONE_GIB, T)
+            .exits(2)
+            .stderr_has(&["larger than 4194304 octets"]);
+    }
+}
+
 /// A 2 GiB (sparse) member of --hosts is read only up to the cap.
 #[test]
 fn huge_hosts_member_is_bounded() {

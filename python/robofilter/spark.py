@@ -78,7 +78,9 @@ def filter_frontier(
     is decided once for all of them). Agents are compared
     case-insensitively, as Spark compares column names.
 
-    ``rules_path`` is shipped to the executors with ``addFile``; it is
+    ``rules_path`` is shipped to the executors with ``addFile``, under a
+    name derived from its content (a file recompiled at the same path is
+    shipped anew, never served from Spark's copy of the old one); it is
     loaded (and the agents checked) on the driver first, so that a damaged
     file or an unknown agent fails before any task runs. ``threads`` is the
     number of threads per task (Spark already runs one task per core).
@@ -93,8 +95,13 @@ def filter_frontier(
         iter(()), agent, url_col, verdict_column=verdict_col
     )
     spark = df.sparkSession
-    spark.sparkContext.addFile(os.path.abspath(rules_path))
-    name = os.path.basename(rules_path)
+    # Shipped under a name derived from its content: Spark keeps the first
+    # file added under a name for the whole session (a later addFile of
+    # the same name only logs a warning), so a file recompiled at the same
+    # path must travel under a new name, never as the stale copy.
+    shipped = _content_named(rules_path)
+    spark.sparkContext.addFile(shipped)
+    name = os.path.basename(shipped)
     schema = StructType(
         df.schema.fields + [StructField(n, StringType(), True) for n in names]
     )
@@ -204,6 +211,32 @@ def filter_sharded(
                 )
 
     return parted.mapInArrow(run, schema)
+
+
+def _content_named(path: str) -> str:
+    """A copy (or hard link) of ``path`` named by its content's digest, in a
+    directory of this process's own: ``rules-3f2a...9c.bin`` for
+    ``rules.bin``. The same content keeps the same name."""
+    import hashlib
+    import shutil
+    import tempfile
+
+    digest = hashlib.blake2b(digest_size=16)
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    stem, ext = os.path.splitext(os.path.basename(path))
+    target_dir = os.path.join(tempfile.gettempdir(), f"robofilter-ship-{os.getpid()}")
+    os.makedirs(target_dir, exist_ok=True)
+    target = os.path.join(target_dir, f"{stem}-{digest.hexdigest()}{ext}")
+    if not os.path.exists(target):
+        part = target + ".part"
+        try:
+            os.link(path, part)
+        except OSError:
+            shutil.copyfile(path, part)
+        os.replace(part, target)
+    return target
 
 
 def _verdict_names(

@@ -623,6 +623,17 @@ fn thread_count(threads: usize) -> usize {
 /// The URLs of a bulk call as Arrow arrays: an array (read in place), a
 /// chunked array (its chunks), or a sequence of `str`/`bytes`/`None`.
 fn url_chunks(urls: &Bound<'_, PyAny>) -> PyResult<Vec<ArrayRef>> {
+    // A lone `str` or `bytes` is one URL, not a sequence of characters.
+    if urls.is_instance_of::<PyString>()
+        || urls.is_instance_of::<PyBytes>()
+        || urls.is_instance_of::<pyo3::types::PyByteArray>()
+    {
+        return Err(PyTypeError::new_err(format!(
+            "expected many URLs (an Arrow array or a list), not one {}: for \
+             one URL use verdict(url, agent), or pass [url]",
+            urls.get_type().name()?
+        )));
+    }
     Ok(if urls.hasattr("__arrow_c_array__")? {
         vec![urls.extract::<PyArray>()?.into_inner().0]
     } else if urls.hasattr("__arrow_c_stream__")? {
@@ -701,8 +712,20 @@ impl PyRules {
     ) -> PyResult<PyRules> {
         let body = text_or_bytes(robots_txt, "robots_txt")?;
         let config = config(dialect, agents, dfa_byte_limit)?;
+        // The cap every front end reads a robots.txt up to: cut where the
+        // dialect parses no further, refused (google) where a cut could
+        // change a verdict.
+        let limits = robofilter_io::Limits::new(&config);
+        let body = match body.len() > limits.body {
+            true => {
+                std::borrow::Cow::Owned(limits.apply(body.to_vec()).map_err(
+                    |e| error(format!("cannot compile robots.txt: {e}")),
+                )?)
+            }
+            false => std::borrow::Cow::Borrowed(body),
+        };
         let bytes = py
-            .detach(|| Compiler::with_config(config).compile(body))
+            .detach(|| Compiler::with_config(config).compile(&body))
             .map_err(|e| error(format!("cannot compile robots.txt: {e}")))?;
         PyRules::owned(&bytes, "<compiled>")
     }

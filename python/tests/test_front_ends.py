@@ -291,3 +291,15 @@ def test_fetch_refuses_bad_options(tmp_path):
     assert hosts.read_text() == "a.test\n"
     with pytest.raises(OSError, match="no-such"):
         robofilter.fetch(tmp_path / "no-such.txt", tmp_path / "o.jsonl")
+
+
+def test_check_never_iterates_one_url():
+    rules = Rules.compile(b"User-agent: *\nDisallow: /private/\n")
+    for one in ("http://a.example/ok", b"http://a.example/ok"):
+        with pytest.raises(TypeError, match="verdict"):
+            rules.check(one, "MyBot")
+        with pytest.raises(TypeError, match="verdict"):
+            rules.check(one, ["A", "B"])
+    # A list of one is fine: one verdict.
+    got = rules.check(["http://a.example/ok"], "MyBot").dictionary_decode()
+    assert got.to_pylist() == ["allow"]

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from robofilter import RobofilterError, shard_of
+from robofilter import RobofilterError, Rules, shard_of
 from robofilter.spark import filter_frontier, filter_sharded
 
 from conftest import DATA
@@ -107,6 +107,22 @@ def test_filter_frontier_equals_cli(spark, cli, tmp_path, sample_urls):
     # The allowed frontier, as a crawl would keep it.
     allowed = out.where("verdict = 'allow'").count()
     assert allowed == counts["allow"]
+
+
+def test_filter_frontier_ships_a_recompiled_bundle_anew(spark, cli, tmp_path):
+    """A bundle recompiled at the same path in one session: the second call
+    answers by the new version (Spark keeps a file added under one name for
+    the session, so a stale copy would otherwise answer)."""
+    bundle = tmp_path / "b.bin"
+    df = spark.createDataFrame([("https://a.example/private/x",)], "url string")
+    verdicts = []
+    for rule in ("Disallow: /private/", "Allow: /"):
+        body = f"User-agent: *\n{rule}\n".encode()
+        out = Rules.compile_hosts({"a.example": body})
+        out.save(bundle)
+        got = filter_frontier(df, str(bundle), "FooBot").select("verdict").collect()
+        verdicts.append(got[0][0])
+    assert verdicts == ["disallow", "allow"]
 
 
 def test_filter_frontier_fails_on_the_driver(spark, cli, tmp_path):

@@ -7,9 +7,10 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use robofilter::{Bundle, Compiler, Config, Dialect, InputKind, Rules};
 
+use crate::limits::Limits;
 use crate::owned::{Aligned, Bytes};
 use crate::path::{display, is_stdin};
-use crate::read::read_owned;
+use crate::read::read_bounded;
 
 /// Fails unless a compiled file's dialect `have` is the one the user
 /// asked for, if any.
@@ -165,7 +166,10 @@ pub fn rules_or_robots(
     dialect: Option<Dialect>,
     config: Config,
 ) -> Result<Bytes> {
-    let bytes = read_owned(path, "robots.txt, rules file or bundle")?;
+    let limits =
+        Limits::new(&config.clone().dialect(dialect.unwrap_or_default()));
+    let bytes =
+        read_bounded(path, "robots.txt, rules file or bundle", limits)?;
     let what = match InputKind::of(&bytes) {
         InputKind::Rules => "rules file",
         InputKind::Bundle => "bundle",

@@ -36,6 +36,7 @@ mod compiled;
 mod decompress;
 mod input;
 mod lease;
+mod limits;
 mod output;
 mod owned;
 mod path;
@@ -55,13 +56,14 @@ pub use crate::compiled::{
 };
 pub use crate::decompress::{Peeked, decoder, decompress_bytes, peek};
 pub use crate::input::{Feed, Input, check_streams_once};
+pub use crate::limits::{GOOGLE_READ_CAP, Limits};
 pub use crate::output::{
     AtomicFile, DIRECT_WRITE_LEN, Output, TEMP_SUFFIX, check_output_not_input,
     check_stdout_not_input, temp_prefix,
 };
 pub use crate::owned::{Aligned, Bytes};
 pub use crate::path::{display, is_stdin, open, os_bytes, shrank};
-pub use crate::read::{Whole, Window, map_window, read_owned};
+pub use crate::read::{Whole, Window, map_window, read_bounded, read_owned};
 pub use crate::shard_dir::{
     AtomicDir, INDEX_NAME, MAX_SHARDS, OpenShards, ShardFile, ShardIndex,
     files_of, fingerprint, open_shards, shard_name, with_shards_checker,

@@ -7,6 +7,10 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
+use robofilter::InputKind;
+
+use crate::decompress::peek;
+use crate::limits::Limits;
 use crate::owned::{Aligned, Bytes};
 use crate::path::{display, is_stdin, open, shrank};
 use crate::signals::stop_on_sigbus;
@@ -132,6 +136,40 @@ pub fn read_owned(path: &Path, what: &str) -> Result<Bytes> {
     let (file, len) = open(path, what)?;
     let hint = len.map_or(0, |n| usize::try_from(n).unwrap_or(usize::MAX));
     read_all(file, hint, path, what)
+}
+
+/// Reads `path` (`-`: stdin), a compiled file or a robots.txt, bounded
+/// whatever it is: a rules file or bundle (told by its magic) up to the
+/// length its header declares, a robots.txt up to `limits` (cut where the
+/// dialect reads no further, refused where a cut could change a verdict).
+/// `/dev/zero` given as a robots.txt costs at most the cap.
+pub fn read_bounded(path: &Path, what: &str, limits: Limits) -> Result<Bytes> {
+    let name = display(path);
+    let read_error = || format!("cannot read {what} '{name}'");
+    let raw: Box<dyn Read> = if is_stdin(path) {
+        Box::new(io::stdin().lock())
+    } else {
+        Box::new(open(path, what)?.0)
+    };
+    let (head, rest) = peek(raw, 24).with_context(read_error)?;
+    let cap = if InputKind::of(&head).is_compiled() && head.len() == 24 {
+        // The file's length, as its header declares it, and one octet
+        // more, so that a longer file is seen to be one (and refused when
+        // loaded).
+        u64::from_le_bytes(head[16..24].try_into().expect("8 octets"))
+            .saturating_add(1)
+    } else {
+        limits.body as u64 + 1
+    };
+    let bytes =
+        Aligned::read_from(rest.take(cap), 0).with_context(read_error)?;
+    if InputKind::of(&bytes).is_compiled() || bytes.len() <= limits.body {
+        return Ok(bytes);
+    }
+    let cut = limits
+        .apply(bytes.to_vec())
+        .map_err(|e| anyhow::anyhow!("{what} '{name}': {e}"))?;
+    Ok(Aligned::from(&cut[..]))
 }
 
 fn read_all(

@@ -20,7 +20,7 @@ use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 
 use anyhow::{Context, Result, anyhow, bail};
-use robofilter::{Config, Dialect, Fetch, MAX_LINE_LEN};
+use robofilter::{Config, Fetch};
 
 use robofilter_io as files;
 
@@ -28,77 +28,10 @@ pub use hosts::read_hosts_dir;
 pub use manifest::read_manifest;
 pub use warc::read_warc;
 
-/// The most octets of a robots.txt the google dialect reads: 4 MiB, eight
-/// times the 500 KiB that Google's crawler itself reads (its documented
-/// limit), so that no real robots.txt is near it. The reference parser has
-/// no limit; a larger body is refused (one file) or recorded as unreadable
-/// (a bundle member) rather than cut, because a cut could change verdicts.
-pub const GOOGLE_READ_CAP: usize = 4 << 20;
+pub use robofilter_io::{GOOGLE_READ_CAP, Limits};
 
 /// How many examples a note lists.
 const EXAMPLES: usize = 3;
-
-/// How much of a robots.txt body is read.
-#[derive(Clone, Copy, Debug, Eq, PartialEq)]
-pub struct Limits {
-    /// The most octets kept of a body.
-    pub body: usize,
-    /// Whether a longer body may be cut to `body` octets without changing
-    /// any verdict (rfc9309: nothing past the parse limit is parsed).
-    pub cut_ok: bool,
-}
-
-impl Limits {
-    /// The caps for `config`'s dialect. rfc9309 parses only the first
-    /// `parse_limit` octets and looks at one octet more to tell whether the
-    /// last line was cut; keeping one more line's worth ([`MAX_LINE_LEN`])
-    /// and one octet beyond that leaves the verdicts exactly as for the
-    /// whole file.
-    pub fn new(config: &Config) -> Limits {
-        match config.get_dialect() {
-            Dialect::Rfc9309 => Limits {
-                body: config
-                    .get_parse_limit()
-                    .saturating_add(MAX_LINE_LEN + 1),
-                cut_ok: true,
-            },
-            Dialect::Google => Limits { body: GOOGLE_READ_CAP, cut_ok: false },
-        }
-    }
-
-    /// Applies the cap to a whole body: cut (rfc9309) or refused (google).
-    pub fn apply(&self, mut body: Vec<u8>) -> Result<Vec<u8>, String> {
-        if body.len() <= self.body {
-            return Ok(body);
-        }
-        if self.cut_ok {
-            body.truncate(self.body);
-            return Ok(body);
-        }
-        Err(self.too_large())
-    }
-
-    /// A body that was cut short (a fetch's `--max-body`, a crawler's
-    /// WARC-Truncated record) without its cut last line: a line is used
-    /// only if it ended inside the kept part, since the rest of it could
-    /// have changed what it says (`Allow: /public-area` cut to `Allow: /`).
-    /// In both dialects; a body with no line end at all is then empty.
-    pub fn drop_cut_line(mut body: Vec<u8>) -> Vec<u8> {
-        let end = body.iter().rposition(|&b| b == b'\n' || b == b'\r');
-        body.truncate(end.map_or(0, |i| i + 1));
-        body
-    }
-
-    /// The message for a body over the google dialect's cap.
-    pub fn too_large(&self) -> String {
-        format!(
-            "the robots.txt is larger than {} octets, the most the google \
-             dialect reads (Google's crawler reads 500 KiB; use the rfc9309 \
-             dialect, which reads only its parse limit, or shorten the file)",
-            self.body
-        )
-    }
-}
 
 /// One host's input for a bundle.
 #[derive(Clone, Debug, Eq, PartialEq)]
@@ -434,7 +367,8 @@ mod tests {
         assert_eq!(rfc.body, 512_000 + 16_663 + 1);
         let big = vec![b'a'; rfc.body + 10];
         assert_eq!(rfc.apply(big).unwrap().len(), rfc.body);
-        let g = Limits::new(&Config::new().dialect(Dialect::Google));
+        let g =
+            Limits::new(&Config::new().dialect(robofilter::Dialect::Google));
         assert!(g.apply(vec![b'a'; g.body + 1]).is_err());
         assert_eq!(g.apply(vec![b'a'; g.body]).unwrap().len(), g.body);
         let (b, more) = read_capped(&b"abcdef"[..], 4).unwrap();
