@@ -617,6 +617,61 @@ fn fetch_encodings_and_body_cap() {
     dir.run(&["compile", "--manifest", "out.jsonl", "-o", "b.rf"]).ok();
 }
 
+/// Content codings the HTTP client leaves on a body (`x-gzip`, `GZIP`,
+/// gzip applied twice) are undone by fetch; a gzip body sent without the
+/// header is stored as it came and then refused by `compile --manifest`
+/// (a bad member, its host disallowed), never compiled as allow-all text.
+#[test]
+fn fetch_undoes_every_gzip_coding_and_compile_refuses_the_rest() {
+    use flate2::{Compression, write::GzEncoder};
+    let gzip = |b: &[u8]| {
+        let mut gz = GzEncoder::new(Vec::new(), Compression::default());
+        gz.write_all(b).unwrap();
+        gz.finish().unwrap()
+    };
+    let rules = "User-agent: *\nDisallow: /\n";
+    let once = gzip(rules.as_bytes());
+    let twice = gzip(&once);
+    let s = Server::start(move |r| match r.host.as_str() {
+        "xgzip.test" => Action::Raw(resp(
+            "200 OK",
+            &[("Content-Encoding", "x-gzip")],
+            &once,
+        )),
+        "upper.test" => {
+            Action::Raw(resp("200 OK", &[("Content-Encoding", "GZIP")], &once))
+        }
+        "twice.test" => Action::Raw(resp(
+            "200 OK",
+            &[("Content-Encoding", "gzip, gzip")],
+            &twice,
+        )),
+        "raw.test" => Action::Raw(resp("200 OK", &[], &once)),
+        _ => Action::Raw(resp("404 Not Found", &[], b"")),
+    });
+    let dir = Dir::new("fetch-codings");
+    let hosts = ["xgzip.test", "upper.test", "twice.test", "raw.test"];
+    let list: String =
+        hosts.iter().map(|h| format!("{}\n", s.url(h))).collect();
+    dir.write("hosts.txt", list);
+    fetch(&dir, &["hosts.txt", "-o", "out.jsonl", "--resolve", &s.pin()]).ok();
+    let e = entries(&dir, "out.jsonl");
+    for h in ["xgzip.test", "upper.test", "twice.test"] {
+        assert_eq!(e[&key(h, &s)]["body"], rules, "{h}");
+    }
+    // Sent without Content-Encoding: stored as it came (exact bytes).
+    assert!(e[&key("raw.test", &s)]["body_base64"].is_string());
+    let run = dir.run(&["compile", "--manifest", "out.jsonl", "-o", "b.rf"]);
+    run.ok();
+    run.stderr_has(&["gzip-compressed, not a robots.txt", "unreadable"]);
+    let urls: String = hosts
+        .iter()
+        .map(|h| format!("http://{}/page\n", key(h, &s)))
+        .collect();
+    let (got, all) = verdicts(&dir, &urls);
+    assert_eq!(got, ["disallow"; 4], "{all}");
+}
+
 /// Runs fetch twice against a server whose answer the test changes.
 struct Twice {
     s: Server,

@@ -411,6 +411,8 @@ impl Client {
                 }
             };
             drop(guard);
+            let (body, truncated) =
+                decode_codings(&headers, body, truncated, self.max_body);
             return done(
                 cache_headers(&headers, status, body, truncated),
                 chain,
@@ -549,6 +551,50 @@ fn error_text(e: &reqwest::Error) -> String {
         src = s.source();
     }
     parts.join(": ")
+}
+
+/// The content codings the HTTP client left on a body: it decodes a lone
+/// `gzip` (and `deflate`, `br`) itself and then drops the header, so a
+/// `Content-Encoding` still present lists codings it did not undo:
+/// `x-gzip` (which is gzip, RFC 9110 section 8.4.1), another spelling's
+/// case, or gzip applied twice (`gzip, gzip`). Those that are gzip (or
+/// zstd) are undone here, last applied first, up to the cap. What cannot
+/// be undone is left as it is: a body that is still compressed is then
+/// refused when a bundle is built (a bad member, its host disallowed),
+/// never compiled as text.
+fn decode_codings(
+    headers: &reqwest::header::HeaderMap,
+    mut body: Vec<u8>,
+    mut truncated: bool,
+    max_body: usize,
+) -> (Vec<u8>, bool) {
+    let codings: Vec<String> = headers
+        .get_all(reqwest::header::CONTENT_ENCODING)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|c| c.trim().to_ascii_lowercase())
+        .filter(|c| !c.is_empty() && c != "identity")
+        .collect();
+    for coding in codings.iter().rev() {
+        let known = matches!(coding.as_str(), "gzip" | "x-gzip" | "zstd");
+        if !known || truncated {
+            // Unknown, or cut: a cut stream does not decode whole.
+            break;
+        }
+        match robofilter_io::decompress_bytes(&body, max_body as u64) {
+            Ok(Some(mut out)) => {
+                if out.len() > max_body {
+                    out.truncate(max_body);
+                    truncated = true;
+                }
+                body = out;
+            }
+            // Not compressed after all, or damaged: left as it is.
+            _ => break,
+        }
+    }
+    (body, truncated)
 }
 
 #[cfg(test)]
