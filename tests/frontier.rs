@@ -356,6 +356,26 @@ fn json_shape_with_fields_and_several_agents() {
     assert_eq!(two[3]["reasons"]["MyBot"]["reason"], "not a URL");
 }
 
+/// A host key that is not UTF-8 is given in base64, as `url` and `fields`
+/// are: two hosts that differ in one octet never print alike.
+#[test]
+fn json_host_that_is_not_utf8_is_base64() {
+    let dir = bundles("frontier-json-host");
+    let input = b"http://h\xe9st.example/x\nhttp://h\xe8st.example/x\nhttp://a.example/\n";
+    let out = filter(&dir, "google", &["MyBot"], "all", &["--json"], input);
+    let v: Vec<serde_json::Value> = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(v.len(), 3);
+    assert!(v[0].get("host").is_none(), "{}", v[0]);
+    assert_eq!(v[0]["host_base64"], "aOlzdC5leGFtcGxl");
+    assert_eq!(v[1]["host_base64"], "aOhzdC5leGFtcGxl");
+    assert_eq!(v[2]["host"], "a.example");
+    assert!(v[2].get("host_base64").is_none());
+}
+
 /// `--explain` puts one reason column per agent after the verdict
 /// columns and before the line; an invalid line gets one `invalid` and
 /// one reason per agent.

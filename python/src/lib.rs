@@ -948,6 +948,12 @@ impl PyRules {
                     let k = tab.expect("a line with fields has a TAB");
                     dict.set_item("fields", same_type(&text[k + 1..])?)?
                 }
+                // A host key that is not UTF-8: its bytes.
+                "host_base64" => dict.set_item(
+                    "host",
+                    py.import("base64")?
+                        .call_method1("b64decode", (value,))?,
+                )?,
                 _ => dict.set_item(key, value)?,
             }
         }

@@ -117,7 +117,12 @@ pub(crate) struct JsonLine<'t> {
     /// Per agent, when there are several.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) verdicts: Option<PerAgent<'t, &'static str>>,
-    pub(crate) host: Option<Cow<'t, str>>,
+    /// The host key the URL was looked up by (`null`: none), if it is
+    /// UTF-8; else left out and given in base64, as `url` is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) host: Option<Option<Cow<'t, str>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    host_base64: Option<String>,
     /// The octets after the line's first TAB, if it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) fields: Option<&'t str>,
@@ -150,7 +155,8 @@ impl<'t> JsonLine<'t> {
             url_base64,
             verdict: outcome.as_str(),
             verdicts: None,
-            host: None,
+            host: Some(None),
+            host_base64: None,
             fields: None,
             fields_base64: None,
             reason: None,
@@ -220,7 +226,14 @@ pub fn json_line(
         target.is_some() && robofilter::url_authority(url, &mut host);
     let mut line = JsonLine::new(Some(url), Outcome::combine(each));
     line.verdicts(agents, each);
-    line.host = has_host.then(|| String::from_utf8_lossy(&host));
+    if has_host {
+        match utf8_or_base64(&host) {
+            (Some(text), _) => {
+                line.host = Some(Some(Cow::Owned(text.to_string())))
+            }
+            (None, b64) => (line.host, line.host_base64) = (None, b64),
+        }
+    }
     // The URL is the line up to its first TAB, if it has one.
     if let Some(fields) = text.get(url.len() + 1..) {
         line.fields(fields);
