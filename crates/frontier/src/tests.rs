@@ -376,7 +376,7 @@ fn json_strings_are_escaped_and_bytes_kept() {
          \"host\":null}\n"
     );
     let mut line = JsonLine::new(Some(b"http://x/\xff"), Outcome::Allow);
-    line.host = Some(Cow::Borrowed("x"));
+    line.host = Some(Some(Cow::Borrowed("x")));
     let agents = ["bot".to_string()];
     let why = Why::new(b"line 2: Allow: /", Some((2, b"/")));
     line.explain(&agents, vec![why]);
