@@ -64,8 +64,9 @@ few line numbers), followed by the summary:
 Every line is counted once: N = A + D + U + I (with several agents, a line
 counts as disallowed if any agent is disallowed).
 
-A progress bar is shown on stderr when it is a terminal. Inputs are read,
-not memory-mapped; they are never modified.";
+A progress bar is shown on stderr when it is a terminal. A plain URL list
+file is memory-mapped a window at a time (others are read); inputs are
+never modified, and one cut underneath the run stops it.";
 
 /// Compile robots.txt into verdict automata and filter URL lists.
 #[derive(Debug, Parser)]

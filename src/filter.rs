@@ -167,12 +167,17 @@ fn report(
         );
     }
     let secs = start.elapsed().as_secs_f64();
-    let rate = c.lines as f64 / secs.max(1e-9) / 1e6;
+    let per_sec = c.lines as f64 / secs.max(1e-9);
+    // Small runs in lines/s: "0.0 M lines/s" says nothing.
+    let rate = match per_sec >= 1e5 {
+        true => format!("{:.1} M lines/s", per_sec / 1e6),
+        false => format!("{per_sec:.0} lines/s"),
+    };
     let mut line = String::new();
     write!(
         line,
         "robofilter: {} {}: {} allowed, {} disallowed, {} unknown, {} \
-         invalid ({} empty) in {secs:.3} s ({rate:.1} M lines/s)",
+         invalid ({} empty) in {secs:.3} s ({rate})",
         c.lines,
         if c.lines == 1 { "line" } else { "lines" },
         c.allowed,

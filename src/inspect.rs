@@ -118,10 +118,10 @@ fn print_rules(out: &mut Output, rules: &Rules<'_>) -> Result<()> {
     for g in &groups {
         write!(
             out,
-            "group {}: engine {}, {} rules, {} states, {} classes, {} bytes",
+            "group {}: engine {}, {}, {} states, {} classes, {} bytes",
             g.index(),
             g.engine().as_str(),
-            g.rule_len(),
+            counted(g.rule_len() as u64, "rule"),
             g.state_len(),
             g.class_len(),
             g.size()
@@ -217,11 +217,11 @@ fn inspect_bundle(
     writeln!(out, "file: {name}")?;
     writeln!(
         out,
-        "format: bundle, version {}, {} bytes, {} hosts, {} distinct \
+        "format: bundle, version {}, {} bytes, {}, {} distinct \
          robots.txt",
         robofilter::BUNDLE_FORMAT_VERSION,
         bytes.len(),
-        bundle.host_len(),
+        counted(bundle.host_len() as u64, "host"),
         bundle.member_len()
     )?;
     writeln!(out, "dialect: {}", bundle.dialect())?;
@@ -313,16 +313,23 @@ fn inspect_shards(args: &InspectArgs, want: Option<Dialect>) -> Result<()> {
         writeln!(out, "file: {name}")?;
         writeln!(
             out,
-            "format: shard directory, version {}, {n} shards by {} of the \
-             host key, {} hosts, build {}",
-            index.version, index.hash, index.hosts, index.build_id
+            "format: shard directory, version {}, {} by {} of the host \
+             key, {}, build {}",
+            index.version,
+            counted(u64::from(n), "shard"),
+            index.hash,
+            counted(index.hosts, "host"),
+            index.build_id
         )?;
         writeln!(out, "dialect: {}", index.dialect())?;
         for f in &index.files {
             writeln!(
                 out,
-                "shard: {}\t{} hosts\t{} bytes\tcrc32 {:08x}",
-                f.name, f.hosts, f.length, f.crc32
+                "shard: {}\t{}\t{} bytes\tcrc32 {:08x}",
+                f.name,
+                counted(f.hosts, "host"),
+                f.length,
+                f.crc32
             )?;
         }
     }
@@ -685,4 +692,9 @@ fn describe_rules(
     obj.insert("blocked_entirely".into(), Value::Object(blocked));
     obj.insert("allows_everything".into(), Value::Object(everything));
     Ok(error)
+}
+
+/// `1 host`, `2 hosts`.
+fn counted(n: u64, noun: &str) -> String {
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
 }

@@ -111,6 +111,23 @@ fn inspect_check_explain_dev_zero_are_bounded() {
     }
 }
 
+/// A hosts directory that gives no host is an error, not an empty bundle
+/// in which every URL is `unknown`.
+#[test]
+fn hosts_dir_without_hosts_is_refused() {
+    let dir = Dir::new("hosts-none");
+    std::fs::create_dir(dir.join("empty")).unwrap();
+    std::fs::create_dir(dir.join("other")).unwrap();
+    dir.write("other/README.md", "not a robots.txt");
+    dir.run(&["compile", "--hosts", "empty", "-o", "e.bin"])
+        .exits(2)
+        .stderr_has(&["'empty' is empty", "example.com.txt"]);
+    dir.run(&["compile", "--hosts", "other", "-o", "o.bin"])
+        .exits(2)
+        .stderr_has(&["holds no HOST.txt file (1 other entry)"]);
+    assert!(!dir.join("e.bin").exists() && !dir.join("o.bin").exists());
+}
+
 /// A 2 GiB (sparse) member of --hosts is read only up to the cap.
 #[test]
 fn huge_hosts_member_is_bounded() {

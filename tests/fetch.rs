@@ -542,6 +542,7 @@ fn fetch_network_failures() {
         (key("cut.test", &cut), "the body was cut short after"),
         (format!("closed.test:{closed_port}"), "Connection refused"),
         (format!("tls.test:{plain_port}"), "InvalidContentType"),
+        (format!("tls.test:{plain_port}"), "--scheme http"),
         (
             "nxdomain.invalid".to_string(),
             "DNS lookup of 'nxdomain.invalid' failed",

@@ -356,6 +356,28 @@ fn json_shape_with_fields_and_several_agents() {
     assert_eq!(two[3]["reasons"]["MyBot"]["reason"], "not a URL");
 }
 
+/// `--explain` says why a URL is not one where the line does not show it:
+/// a space at its end, a control octet.
+#[test]
+fn explain_gives_the_cause_of_an_invalid_url() {
+    let dir = bundles("frontier-invalid-cause");
+    let input = b"http://a.example/x \nhttp://a.example/\x01y\nnope\n";
+    let out =
+        filter(&dir, "rfc9309", &["MyBot"], "all", &["--explain"], input);
+    let reasons: Vec<String> = String::from_utf8_lossy(&out)
+        .lines()
+        .map(|l| l.split('\t').nth(1).unwrap().to_string())
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            "not a URL: it ends with a space (percent-encode it as %20)",
+            "not a URL: it holds a control octet (percent-encode it)",
+            "not a URL",
+        ]
+    );
+}
+
 /// A host key that is not UTF-8 is given in base64, as `url` and `fields`
 /// are: two hosts that differ in one octet never print alike.
 #[test]

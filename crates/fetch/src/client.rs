@@ -550,7 +550,18 @@ fn error_text(e: &reqwest::Error) -> String {
         }
         src = s.source();
     }
-    parts.join(": ")
+    let text = parts.join(": ");
+    // An https request answered in plain HTTP: rustls sees a record of
+    // an unknown content type. Say what happened and what to do.
+    if text.contains("InvalidContentType") || text.contains("corrupt message")
+    {
+        return format!(
+            "{text} (the server answered in plain HTTP, not TLS: for such \
+             hosts give http:// URLs, or --scheme http for bare host[:port] \
+             lines)"
+        );
+    }
+    text
 }
 
 /// The content codings the HTTP client left on a body: it decodes a lone

@@ -1086,9 +1086,22 @@ pub fn write_why<'a>(
                 out.extend_from_slice(b"no host in the URL");
             }
         }
-        None => out.extend_from_slice(b"not a URL"),
+        None => out.extend_from_slice(not_a_url(url).as_bytes()),
     }
     None
+}
+
+/// Why a line's URL part `url` is not a URL, where a cause is not plain
+/// from the line itself: a space at its end (a space inside a URL belongs
+/// to it), a control octet.
+fn not_a_url(url: &[u8]) -> &'static str {
+    if url.ends_with(b" ") {
+        "not a URL: it ends with a space (percent-encode it as %20)"
+    } else if url.iter().any(|&b| b < 0x20 || b == 0x7f) {
+        "not a URL: it holds a control octet (percent-encode it)"
+    } else {
+        "not a URL"
+    }
 }
 
 /// Writes a rules file's reason in words, such as `line 3: Disallow: /a`.

@@ -102,6 +102,20 @@ pub fn read_hosts_dir(
         }
     }
     stats.skipped = not_txt.len() + subdirs.len();
+    if out.is_empty() && stats.bad.is_empty() {
+        // An empty bundle would make every URL `unknown`, exit 0.
+        let what = match stats.skipped {
+            0 => "is empty".to_string(),
+            1 => "holds no HOST.txt file (1 other entry)".to_string(),
+            n => format!("holds no HOST.txt file ({n} other entries)"),
+        };
+        anyhow::bail!(
+            "hosts directory '{}' {what}: nothing to compile (name each \
+             robots.txt after its host's authority, such as \
+             example.com.txt)",
+            dir.display()
+        );
+    }
     if !not_txt.is_empty() {
         stats.notes.push(format!(
             "skipped {} not ending in .txt: {}",
