@@ -300,11 +300,11 @@ pub struct CompileArgs {
     /// reporting it and recording its host as unreadable.
     #[arg(long)]
     pub strict: bool,
-    /// Bundles: write N bundles into a new directory OUTPUT (each holding
-    /// the hosts whose shard, XXH3-64 of the host key mod N, is its
-    /// number) and an `index.json` naming them; `filter`, `check`,
-    /// `explain` and `inspect` take the directory wherever they take a
-    /// bundle.
+    /// Bundles: write N bundles into the directory OUTPUT (new, or a
+    /// shard directory, replaced whole) (each holding the hosts whose
+    /// shard, XXH3-64 of the host key mod N, is its number) and an
+    /// `index.json` naming them; `filter`, `check`, `explain` and
+    /// `inspect` take the directory wherever they take a bundle.
     #[arg(long, value_name = "N", conflicts_with = "robots",
           value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_SHARDS)))]
     pub shards: Option<u32>,

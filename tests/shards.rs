@@ -265,10 +265,13 @@ fn shards_are_opened_only_when_needed_and_checked() {
         .exits(2)
         .stderr_has(&["input"]);
     assert_eq!(dir.read(&shard_file), bad, "the shard is untouched");
-    // The output must be a new directory.
-    dir.run(&["compile", "--hosts", "hosts", "--shards", "2", "-o", "s"])
+    // A directory that is not a shard directory is never replaced.
+    std::fs::create_dir(dir.join("mine")).unwrap();
+    dir.write("mine/notes.txt", "keep");
+    dir.run(&["compile", "--hosts", "hosts", "--shards", "2", "-o", "mine"])
         .exits(2)
-        .stderr_has(&["exists"]);
+        .stderr_has(&["not a shard directory"]);
+    assert_eq!(dir.read("mine/notes.txt"), b"keep");
     // An index of another version is refused.
     let index = String::from_utf8(dir.read("s/index.json")).unwrap();
     dir.write(
@@ -345,6 +348,40 @@ fn a_foreign_shard_of_the_same_length_is_refused() {
         dir.run_with(&filter, url).ok(),
         "allow\thttps://a.example/bbbb\n"
     );
+}
+
+/// `compile --shards -o DIR` replaces a shard directory as a whole, as
+/// `compile -o FILE` replaces a file: the new build is written beside it
+/// and put in its place in one step; nothing of the old one is left.
+#[test]
+fn compile_replaces_a_shard_directory_whole() {
+    let dir = Dir::new("shards-replace");
+    std::fs::create_dir_all(dir.join("hosts")).unwrap();
+    dir.write("hosts/a.example.txt", "User-agent: *\nDisallow: /a/\n");
+    dir.write("hosts/b.example.txt", "User-agent: *\nDisallow: /b/\n");
+    dir.run(&["compile", "--hosts", "hosts", "--shards", "4", "-o", "s"]).ok();
+    dir.write("hosts/a.example.txt", "User-agent: *\nAllow: /\n");
+    dir.run(&["compile", "--hosts", "hosts", "--shards", "2", "-o", "s"]).ok();
+    assert_eq!(
+        crate::util::list(&dir.join("s")),
+        [
+            "index.json",
+            "shard-00000-of-00002.bundle",
+            "shard-00001-of-00002.bundle"
+        ]
+    );
+    let out = dir
+        .run_with(
+            &["filter", "s", "--agent", "bot", "--emit", "all"],
+            b"https://a.example/a/x\nhttps://b.example/b/x\n",
+        )
+        .ok();
+    assert_eq!(
+        out,
+        "allow\thttps://a.example/a/x\ndisallow\thttps://b.example/b/x\n"
+    );
+    // Nothing is left beside it: no temporary or old directory.
+    assert_eq!(dir.list(), ["hosts", "s"]);
 }
 
 /// A shard directory compiled for some agents refuses others up front.

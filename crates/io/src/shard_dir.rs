@@ -279,7 +279,10 @@ fn read_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
 
 /// A shard directory being written: a temporary directory beside the
 /// destination (removed on a signal or on drop), renamed to it on commit.
-/// The destination must not exist.
+/// The destination is new, or a shard directory (it has an `index.json`),
+/// which is then replaced as a whole: the new directory and the old are
+/// exchanged in one step where the system can (Linux `RENAME_EXCHANGE`),
+/// and the old one is removed only after that.
 pub struct AtomicDir {
     dest: PathBuf,
     temp: Option<tempfile::TempDir>,
@@ -288,10 +291,11 @@ pub struct AtomicDir {
 impl AtomicDir {
     /// Creates the temporary directory beside `dest`, before any work.
     pub fn create(dest: &Path) -> Result<AtomicDir> {
-        if fs::symlink_metadata(dest).is_ok() {
+        if fs::symlink_metadata(dest).is_ok() && !ShardIndex::is_dir(dest) {
             bail!(
-                "output '{}' exists: --shards writes a new directory (remove \
-                 it, or name another)",
+                "output '{}' exists and is not a shard directory (it has no \
+                 index.json): --shards replaces only a shard directory \
+                 (remove it, or name another)",
                 dest.display()
             );
         }
@@ -351,22 +355,67 @@ impl AtomicDir {
     pub fn commit(mut self) -> Result<()> {
         let temp = self.temp.take().expect("not committed");
         let dest = self.dest.clone();
+        let mut replaced = false;
         crate::temps::commit_temp(temp.path(), || {
-            if fs::symlink_metadata(&dest).is_ok() {
+            if fs::symlink_metadata(&dest).is_err() {
+                return fs::rename(temp.path(), &dest);
+            }
+            if !ShardIndex::is_dir(&dest) {
                 return Err(io::Error::new(
                     io::ErrorKind::AlreadyExists,
-                    "it was created during the run",
+                    "something other than a shard directory was created \
+                     there during the run",
                 ));
             }
-            fs::rename(temp.path(), &dest)
+            replaced = true;
+            exchange(temp.path(), &dest)
         })
         .with_context(|| {
             format!("cannot write output '{}'", dest.display())
         })?;
+        if replaced {
+            // The old directory now sits at the temporary path.
+            let old = temp.path().to_path_buf();
+            let _ = temp.keep();
+            fs::remove_dir_all(&old).with_context(|| {
+                format!(
+                    "wrote '{}', but cannot remove the shard directory it \
+                     replaced, now at '{}' (remove it)",
+                    dest.display(),
+                    old.display()
+                )
+            })?;
+            return Ok(());
+        }
         // Renamed: nothing left for the TempDir to remove.
         let _ = temp.keep();
         Ok(())
     }
+}
+
+/// Puts directory `new` at `dest` and the directory at `dest` at `new`:
+/// in one step on Linux (`renameat2(RENAME_EXCHANGE)`: no moment without
+/// a directory at `dest`), else by two renames.
+fn exchange(new: &Path, dest: &Path) -> io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{CWD, RenameFlags, renameat_with};
+        match renameat_with(CWD, new, CWD, dest, RenameFlags::EXCHANGE) {
+            Ok(()) => return Ok(()),
+            // A file system without the exchange: two renames below.
+            Err(e)
+                if e == rustix::io::Errno::INVAL
+                    || e == rustix::io::Errno::NOSYS => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    let aside = new.with_extension("old");
+    fs::rename(dest, &aside)?;
+    if let Err(e) = fs::rename(new, dest) {
+        let _ = fs::rename(&aside, dest);
+        return Err(e);
+    }
+    fs::rename(&aside, new)
 }
 
 impl Drop for AtomicDir {
