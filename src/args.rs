@@ -458,6 +458,13 @@ pub struct FetchArgs {
     /// timeout or DNS failure), pausing 250 ms, 500 ms, 1 s, ...
     #[arg(long, value_name = "N", default_value_t = 2)]
     pub retries: u32,
+    /// Requests in flight at once to one IP address, whatever the host
+    /// names (shared hosting and CDNs serve hundreds of names from one
+    /// address, and a server with a short listen backlog refuses the
+    /// rest: their hosts would come out unreachable, disallow all).
+    #[arg(long, value_name = "N", default_value_t = robofilter_fetch::DEFAULT_PER_ADDRESS,
+          value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub per_address: u32,
 }
 
 fn parse_timeout(s: &str) -> Result<f64, String> {

@@ -21,6 +21,7 @@ pub fn run(args: FetchArgs) -> Result<()> {
         https: matches!(args.scheme, SchemeArg::Https),
         max_body: args.max_body,
         retries: args.retries,
+        per_address: args.per_address,
         progress: true,
     };
     let s = robofilter_fetch::fetch(&options)?;
@@ -37,7 +38,7 @@ fn report(s: &Summary, options: &Options) {
     }
     diag!(
         "robofilter: {}{shard}: {} 2xx, {} revalidated (304), {} \
-         unavailable (allow all), {} unreachable (disallow all), {} stale \
+         unavailable (allow all), {} unreachable (disallow all){}, {} stale \
          copies kept, {} still fresh, {} resumed; {}; {} fetched in \
          {:.2} s ({:.0} hosts/s); wrote '{}'",
         plural(s.hosts, "host"),
@@ -45,6 +46,13 @@ fn report(s: &Summary, options: &Options) {
         s.revalidated,
         s.unavailable,
         s.unreachable,
+        match s.refused {
+            0 => String::new(),
+            n => format!(
+                " ({n} refused the connection: a server taking fewer \
+                 connections? lower --per-address)"
+            ),
+        },
         s.stale,
         s.fresh,
         s.resumed,

@@ -673,6 +673,58 @@ fn fetch_undoes_every_gzip_coding_and_compile_refuses_the_rest() {
     assert_eq!(got, ["disallow"; 4], "{all}");
 }
 
+/// Many host names on one address (shared hosting): at most
+/// `--per-address` requests are in flight to it at once, whatever
+/// `--concurrency` allows, and every host is fetched.
+#[test]
+fn fetch_caps_requests_per_address() {
+    let s = Server::start(|_| {
+        Action::Delay(
+            Duration::from_millis(60),
+            resp("200 OK", &[], b"User-agent: *\nDisallow: /x\n"),
+        )
+    });
+    let dir = Dir::new("fetch-per-address");
+    let hosts: String = (0..40)
+        .map(|i| format!("{}\n", s.url(&format!("h{i}.test"))))
+        .collect();
+    dir.write("hosts.txt", hosts);
+    let run = fetch(
+        &dir,
+        &[
+            "hosts.txt",
+            "-o",
+            "out.jsonl",
+            "--resolve",
+            &s.pin(),
+            "--concurrency",
+            "64",
+            "--per-address",
+            "3",
+        ],
+    );
+    run.ok();
+    run.stderr_has(&["40 hosts: 40 2xx"]);
+    let peak = s.peak_all.load(Ordering::SeqCst);
+    assert!((2..=3).contains(&peak), "{peak} requests in flight at once");
+    // The default (8) caps it too.
+    let run = fetch(
+        &dir,
+        &[
+            "hosts.txt",
+            "-o",
+            "out2.jsonl",
+            "--resolve",
+            &s.pin(),
+            "--concurrency",
+            "64",
+        ],
+    );
+    run.ok();
+    let peak = s.peak_all.load(Ordering::SeqCst);
+    assert!(peak <= 8, "{peak} requests in flight at once");
+}
+
 /// Runs fetch twice against a server whose answer the test changes.
 struct Twice {
     s: Server,

@@ -196,6 +196,7 @@ class FetchSummary(TypedDict):
     revalidated: int
     unavailable: int
     unreachable: int
+    refused: int
     stale: int
     fresh: int
     resumed: int
@@ -218,6 +219,7 @@ def fetch(
     max_ttl: int = 86400,
     shard: tuple[int, int] | None = None,
     retries: int = 2,
+    per_address: int = 8,
 ) -> FetchSummary:
     """Fetches the robots.txt of every host named in ``inputs`` into the
     manifest ``output``, as ``robofilter fetch`` does (the same output,

@@ -1369,7 +1369,7 @@ fn shard_of<'py>(
 /// ones). `resolve` takes curl's `HOST:PORT:ADDR` strings. The GIL is
 /// released while it runs. Returns the summary counts as a dict.
 #[pyfunction]
-#[pyo3(signature = (inputs, output, *, resolve = None, scheme = "https", timeout = 10.0, user_agent = None, concurrency = 256, max_body = robofilter_fetch::DEFAULT_MAX_BODY, min_ttl = 0, max_ttl = 86_400, shard = None, retries = 2))]
+#[pyo3(signature = (inputs, output, *, resolve = None, scheme = "https", timeout = 10.0, user_agent = None, concurrency = 256, max_body = robofilter_fetch::DEFAULT_MAX_BODY, min_ttl = 0, max_ttl = 86_400, shard = None, retries = 2, per_address = robofilter_fetch::DEFAULT_PER_ADDRESS))]
 #[allow(clippy::too_many_arguments)]
 fn fetch<'py>(
     py: Python<'py>,
@@ -1385,6 +1385,7 @@ fn fetch<'py>(
     max_ttl: u64,
     shard: Option<(u32, u32)>,
     retries: u32,
+    per_address: u32,
 ) -> PyResult<Bound<'py, PyDict>> {
     let inputs: Vec<PathBuf> = match inputs.is_instance_of::<PyString>()
         || inputs.hasattr("__fspath__")?
@@ -1406,8 +1407,10 @@ fn fetch<'py>(
             "timeout must be a positive number of seconds",
         ));
     }
-    if concurrency == 0 {
-        return Err(PyValueError::new_err("concurrency must be at least 1"));
+    if concurrency == 0 || per_address == 0 {
+        return Err(PyValueError::new_err(
+            "concurrency and per_address must be at least 1",
+        ));
     }
     if let Some((i, n)) = shard {
         if n == 0 || i >= n {
@@ -1429,6 +1432,7 @@ fn fetch<'py>(
     options.max_ttl = max_ttl;
     options.shard = shard;
     options.retries = retries;
+    options.per_address = per_address;
     let summary =
         py.detach(|| robofilter_fetch::fetch(&options)).map_err(io_error)?;
     let out = PyDict::new(py);
@@ -1437,6 +1441,7 @@ fn fetch<'py>(
     out.set_item("revalidated", summary.revalidated)?;
     out.set_item("unavailable", summary.unavailable)?;
     out.set_item("unreachable", summary.unreachable)?;
+    out.set_item("refused", summary.refused)?;
     out.set_item("stale", summary.stale)?;
     out.set_item("fresh", summary.fresh)?;
     out.set_item("resumed", summary.resumed)?;

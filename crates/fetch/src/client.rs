@@ -28,6 +28,9 @@ pub struct Settings {
     pub max_body: usize,
     pub retries: u32,
     pub resolve: Vec<Pin>,
+    /// Requests in flight at once to one address (many host names share
+    /// one on shared hosting and CDNs).
+    pub per_address: usize,
 }
 
 /// A `--resolve HOST:PORT:ADDR[,ADDR]...` entry.
@@ -185,11 +188,39 @@ struct HostLocks {
     map: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
 
-/// A host's lock, held while its request is in flight.
+/// A host's lock, held while its request is in flight, with its address's
+/// permit.
 struct HostGuard<'a> {
     locks: &'a HostLocks,
     host: String,
     guard: Option<tokio::sync::OwnedMutexGuard<()>>,
+    /// A place among the requests in flight to the host's address.
+    _address: Option<tokio::sync::OwnedSemaphorePermit>,
+}
+
+/// One semaphore per resolved address: at most `per_address` requests in
+/// flight to an address, whatever the host names (a server with a short
+/// listen backlog refuses the rest, and a refusal would disallow the
+/// host's every URL).
+struct AddressSlots {
+    per_address: usize,
+    map: Mutex<HashMap<IpAddr, Arc<tokio::sync::Semaphore>>>,
+}
+
+impl AddressSlots {
+    async fn take(
+        &self,
+        ip: IpAddr,
+    ) -> Option<tokio::sync::OwnedSemaphorePermit> {
+        let slots = {
+            let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+            let n = self.per_address.max(1);
+            map.entry(ip)
+                .or_insert_with(|| Arc::new(tokio::sync::Semaphore::new(n)))
+                .clone()
+        };
+        slots.acquire_owned().await.ok()
+    }
 }
 
 impl HostLocks {
@@ -199,7 +230,12 @@ impl HostLocks {
             map.entry(host.to_string()).or_default().clone()
         };
         let guard = m.lock_owned().await;
-        HostGuard { locks: self, host: host.to_string(), guard: Some(guard) }
+        HostGuard {
+            locks: self,
+            host: host.to_string(),
+            guard: Some(guard),
+            _address: None,
+        }
     }
 }
 
@@ -255,6 +291,7 @@ pub struct Client {
     user_agent: String,
     resolver: Arc<Resolver>,
     hosts: HostLocks,
+    addresses: AddressSlots,
     retries: u32,
     max_body: usize,
     timeout: Duration,
@@ -266,6 +303,10 @@ impl Client {
             user_agent: s.user_agent.clone(),
             resolver: Arc::new(Resolver::new(&s.resolve)),
             hosts: HostLocks::default(),
+            addresses: AddressSlots {
+                per_address: s.per_address,
+                map: Mutex::new(HashMap::new()),
+            },
             retries: s.retries,
             max_body: s.max_body,
             timeout: s.timeout,
@@ -433,7 +474,24 @@ impl Client {
     ) -> Result<(reqwest::Response, HostGuard<'_>), String> {
         let mut attempt = 0;
         loop {
-            let guard = self.hosts.lock(host).await;
+            let mut guard = self.hosts.lock(host).await;
+            // The address the request will go to (the lookup is cached;
+            // a failed one is left to the request to report).
+            let port = url.port_or_known_default().unwrap_or(0);
+            let name = url.host_str().unwrap_or(host).to_ascii_lowercase();
+            let name = name.trim_start_matches('[').trim_end_matches(']');
+            let ip = match name.parse::<IpAddr>() {
+                Ok(ip) => Some(ip),
+                Err(_) => self
+                    .resolver
+                    .lookup(name, port)
+                    .await
+                    .ok()
+                    .and_then(|ips| ips.first().copied()),
+            };
+            if let Some(ip) = ip {
+                guard._address = self.addresses.take(ip).await;
+            }
             let mut req = http.get(url.clone());
             if let Some(etag) = &v.etag {
                 req = req.header(header::IF_NONE_MATCH, etag);

@@ -70,6 +70,9 @@ pub struct Options {
     pub max_body: usize,
     /// Tries again after a connection failure.
     pub retries: u32,
+    /// Requests in flight at once to one address, whatever the host
+    /// names (shared hosting and CDNs put many on one).
+    pub per_address: u32,
     /// Whether a progress bar is drawn (only ever on a terminal).
     pub progress: bool,
 }
@@ -90,10 +93,16 @@ impl Options {
             https: true,
             max_body: DEFAULT_MAX_BODY,
             retries: 2,
+            per_address: DEFAULT_PER_ADDRESS,
             progress: false,
         }
     }
 }
+
+/// Requests in flight at once to one address by default: a few, as a
+/// polite crawler keeps to one server (and below the listen backlog of a
+/// small one).
+pub const DEFAULT_PER_ADDRESS: u32 = 8;
 
 /// The User-Agent header by default.
 pub const DEFAULT_USER_AGENT: &str =
@@ -117,6 +126,8 @@ pub struct Summary {
     pub unavailable: u64,
     /// Unreachable (disallow all): 5xx, 429, no response.
     pub unreachable: u64,
+    /// Of the unreachable, those that refused the connection.
+    pub refused: u64,
     /// Failed refreshes whose previous copy stays in use.
     pub stale: u64,
     /// Still fresh: no request.
@@ -167,7 +178,7 @@ enum Settled {
 }
 
 #[derive(Default)]
-struct Counts([u64; 7]);
+struct Counts([u64; 7], u64);
 
 impl Counts {
     fn add(&mut self, k: Settled) {
@@ -310,6 +321,7 @@ pub fn fetch(args: &Options) -> Result<Summary> {
         max_body: args.max_body,
         retries: args.retries,
         resolve: pins,
+        per_address: args.per_address as usize,
     };
     let bar = match args.progress {
         true => progress_bar(jobs.len() as u64),
@@ -375,6 +387,7 @@ pub fn fetch(args: &Options) -> Result<Summary> {
         revalidated: counts.get(Settled::Revalidated),
         unavailable: counts.get(Settled::Unavailable),
         unreachable: counts.get(Settled::Unreachable),
+        refused: counts.1,
         stale: counts.get(Settled::Stale),
         fresh: counts.get(Settled::Fresh),
         resumed: counts.get(Settled::Resumed),
@@ -437,6 +450,14 @@ async fn fetch_all(
     while let Some((i, entry, kind)) = rx.recv().await {
         results[i] = Some(journal.append(&entry)?);
         counts.add(kind);
+        // Hosts that refused the connection: a sign of a server that
+        // takes fewer connections than were opened to it.
+        let refused = |e: &String| e.contains("Connection refused");
+        if kind == Settled::Unreachable
+            && entry.error.as_ref().is_some_and(refused)
+        {
+            counts.1 += 1;
+        }
         if let Some(bar) = bar {
             bar.inc(1);
             let rate = bar.position() as f64
