@@ -87,6 +87,7 @@ fn emit_escape(b: u8, emit: &mut impl FnMut(u8) -> bool) -> bool {
 
 /// The rfc9309 normalisation of a pattern (see the module docs). Returns
 /// `false` if `emit` asked to stop.
+#[cfg(any(feature = "compile", test))]
 #[inline]
 pub(crate) fn rfc9309(bytes: &[u8], emit: impl FnMut(u8) -> bool) -> bool {
     normalise::<false>(bytes, emit)
@@ -259,6 +260,7 @@ mod tests {
         assert_eq!(rfc(b"*$"), b"*$");
     }
 
+    #[cfg(feature = "compile")]
     #[test]
     fn rfc9309_url_decodes_star_and_dollar_escapes_only() {
         let url = |s: &[u8]| {
