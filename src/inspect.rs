@@ -40,8 +40,17 @@ pub fn run(args: InspectArgs) -> Result<()> {
         files::Limits::new(&Config::new().dialect(want.unwrap_or_default()));
     let bytes =
         files::read_bounded(path, "robots.txt, rules file or bundle", limits)?;
-    let mut out = Output::new(args.output.as_deref())?;
     let kind = InputKind::of(&bytes);
+    if kind.is_compressed() {
+        // Read as text it would have no rules: refused, as compile does.
+        let tool = kind.tool().unwrap_or("gzip");
+        bail!(
+            "'{}' is {kind}, not a robots.txt; decompress it first (`{tool} \
+             -dc FILE | robofilter inspect -`)",
+            files::display(path)
+        );
+    }
+    let mut out = Output::new(args.output.as_deref())?;
     if args.json || args.summary {
         return run_json(&args, &bytes, kind, want, out);
     }
@@ -341,7 +350,7 @@ fn inspect_shards(args: &InspectArgs, want: Option<Dialect>) -> Result<()> {
         }
         index.check_shard(dir, i, true)?;
         let path = dir.join(&f.name);
-        let bytes = files::read_owned(&path, "shard")?;
+        let bytes = files::read_compiled(&path, "shard")?;
         if human {
             inspect_bundle(&mut out, &bytes, &path, args.host.as_deref())?;
             continue;

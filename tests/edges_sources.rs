@@ -95,6 +95,11 @@ fn compile_dev_zero_is_bounded() {
 fn inspect_check_explain_dev_zero_are_bounded() {
     let dir = Dir::new("zero-read");
     let url = "http://x/";
+    // Where only a compiled file will do, a head is read to say so.
+    dir.write("u.txt", "http://x/\n");
+    dir.run_bounded(&["filter", "/dev/zero", "--agent", "bot", "u.txt"], ONE_GIB, T)
+        .exits(2)
+        .stderr_has(&["not a rules file"]);
     for cmd in [
         &["inspect", "/dev/zero"][..],
         &["check", "--agent", "bot", "/dev/zero", url],
@@ -109,6 +114,33 @@ fn inspect_check_explain_dev_zero_are_bounded() {
             .exits(2)
             .stderr_has(&["larger than 4194304 octets"]);
     }
+}
+
+/// A compiled file given where a manifest, WARC file or host list goes,
+/// or a compressed robots.txt given to `inspect`, is refused (its lines
+/// would all be bad, or it would read as a file without rules).
+#[test]
+fn compiled_or_compressed_files_in_the_wrong_place_are_refused() {
+    let dir = Dir::new("wrong-place");
+    dir.write("robots.txt", RULES);
+    dir.run(&["compile", "robots.txt", "-o", "r.rules"]).ok();
+    for args in [
+        &["compile", "--manifest", "r.rules", "-o", "b.bin"][..],
+        &["compile", "--warc", "r.rules", "-o", "b.bin"],
+        &["fetch", "r.rules", "-o", "out.jsonl"],
+    ] {
+        dir.run(args)
+            .exits(2)
+            .stderr_has(&["is a compiled rules file, not a"]);
+    }
+    assert!(!dir.join("b.bin").exists() && !dir.join("out.jsonl").exists());
+    assert!(!dir.join("out.jsonl.journal").exists());
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), Default::default());
+    std::io::Write::write_all(&mut gz, RULES.as_bytes()).unwrap();
+    dir.write("robots.txt.gz", gz.finish().unwrap());
+    dir.run(&["inspect", "robots.txt.gz"])
+        .exits(2)
+        .stderr_has(&["gzip-compressed, not a robots.txt"]);
 }
 
 /// A hosts directory that gives no host is an error, not an empty bundle

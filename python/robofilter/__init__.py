@@ -36,4 +36,11 @@ from ._robofilter import (
     shard_of,
 )
 
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("robofilter")
+except PackageNotFoundError:  # imported from a source tree, not installed
+    __version__ = "0.0.0+unknown"
+
 __all__ = ["Rules", "RobofilterError", "VerdictBatches", "VERDICTS", "fetch", "shard_of"]

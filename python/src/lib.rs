@@ -688,7 +688,7 @@ impl PyRules {
         }
         let bytes = py
             .detach(|| {
-                robofilter_io::read_owned(&path, "rules file or bundle")
+                robofilter_io::read_compiled(&path, "rules file or bundle")
             })
             .map_err(io_error)?;
         PyRules::open(Backing::Read(bytes), name)
@@ -758,6 +758,14 @@ impl PyRules {
         let (hosts, bad) = match is_path {
             true => {
                 let path = sources.extract::<PathBuf>()?;
+                if std::fs::metadata(&path).is_err() {
+                    return Err(PyOSError::new_err(format!(
+                        "cannot find '{}': compile_hosts takes a directory of \
+                         HOST.txt files, a manifest or a WARC file (check the \
+                         path)",
+                        path.display()
+                    )));
+                }
                 let limits = robofilter_sources::Limits::new(&config);
                 let name = path.to_string_lossy();
                 let read = match () {
@@ -840,14 +848,27 @@ impl PyRules {
     }
 
     fn __repr__(&self) -> String {
-        let what = match self.is_bundle() {
-            true => format!("bundle of {} hosts", self.host_count()),
-            false => "rules file".to_string(),
+        let shards = self.loaded.with_dependent(|_, v| match &v.rules {
+            Form::Shards { shards, .. } => Some(shards.shard_len()),
+            _ => None,
+        });
+        let (what, size) = match (shards, self.is_bundle()) {
+            (Some(n), _) => (
+                format!("shard directory of {} hosts", self.host_count()),
+                format!("{n} shards"),
+            ),
+            (None, true) => (
+                format!("bundle of {} hosts", self.host_count()),
+                format!("{} bytes", self.loaded.borrow_owner().bytes().len()),
+            ),
+            (None, false) => (
+                "rules file".to_string(),
+                format!("{} bytes", self.loaded.borrow_owner().bytes().len()),
+            ),
         };
         format!(
-            "<robofilter.Rules {what}, {}, {} bytes, from {}>",
+            "<robofilter.Rules {what}, {}, {size}, from {}>",
             self.dialect(),
-            self.loaded.borrow_owner().bytes().len(),
             self.name
         )
     }
@@ -1369,7 +1390,7 @@ fn shard_of<'py>(
 /// ones). `resolve` takes curl's `HOST:PORT:ADDR` strings. The GIL is
 /// released while it runs. Returns the summary counts as a dict.
 #[pyfunction]
-#[pyo3(signature = (inputs, output, *, resolve = None, scheme = "https", timeout = 10.0, user_agent = None, concurrency = 256, max_body = robofilter_fetch::DEFAULT_MAX_BODY, min_ttl = 0, max_ttl = 86_400, shard = None, retries = 2, per_address = robofilter_fetch::DEFAULT_PER_ADDRESS))]
+#[pyo3(signature = (inputs, output, *, resolve = None, scheme = "https", timeout = 10.0, user_agent = None, concurrency = 256, max_body = 528_663, min_ttl = 0, max_ttl = 86_400, shard = None, retries = 2, per_address = 8))]
 #[allow(clippy::too_many_arguments)]
 fn fetch<'py>(
     py: Python<'py>,

@@ -303,3 +303,38 @@ def test_check_never_iterates_one_url():
     # A list of one is fine: one verdict.
     got = rules.check(["http://a.example/ok"], "MyBot").dictionary_decode()
     assert got.to_pylist() == ["allow"]
+
+
+def test_load_of_an_endless_file_is_bounded():
+    """`Rules.load("/dev/zero")` reads a head and says what it is not (in a
+    child process under an address-space limit, so that a regression
+    fails instead of filling the machine)."""
+    import resource
+    import subprocess
+    import sys
+
+    code = (
+        "import robofilter\n"
+        "try:\n"
+        "    robofilter.Rules.load('/dev/zero')\n"
+        "except robofilter.RobofilterError as e:\n"
+        "    print('refused:', e)\n"
+    )
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                       preexec_fn=limit, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert b"refused:" in p.stdout and b"not a rules file" in p.stdout
+
+
+def test_shard_directory_repr_and_missing_paths(cli, tmp_path):
+    shards = tmp_path / "h.shards"
+    cli.run("compile", "--hosts", HOSTS, "--shards", "3", "-o", shards)
+    text = repr(Rules.load(shards))
+    assert "shard directory of" in text and "3 shards" in text, text
+    with pytest.raises(OSError, match="compile_hosts takes a directory"):
+        Rules.compile_hosts(tmp_path / "no-such-dir")
+    assert robofilter.__version__

@@ -14,7 +14,7 @@ use crate::compiled::{
     Compiled, check_agents, check_dialect, rules_or_robots,
 };
 use crate::path::display;
-use crate::read::read_owned;
+use crate::read::read_compiled;
 use crate::shard_dir::{ShardIndex, with_shards_checker};
 
 /// What [`with_checker`] accepts, and how it names the argument.
@@ -86,7 +86,7 @@ pub fn with_checker<T>(
         let config = agents.iter().fold(Config::new(), |c, a| c.agent(a));
         rules_or_robots(path, open.dialect, config)?
     } else {
-        read_owned(path, open.what)?
+        read_compiled(path, open.what)?
     };
     let compiled = Compiled::load(&bytes, path)?;
     check_dialect(open.dialect, compiled.dialect(), "rules file", path)?;

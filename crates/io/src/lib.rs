@@ -63,7 +63,9 @@ pub use crate::output::{
 };
 pub use crate::owned::{Aligned, Bytes};
 pub use crate::path::{display, is_stdin, open, os_bytes, shrank};
-pub use crate::read::{Whole, Window, map_window, read_bounded, read_owned};
+pub use crate::read::{
+    Whole, Window, map_window, read_bounded, read_compiled, read_owned,
+};
 pub use crate::shard_dir::{
     AtomicDir, INDEX_NAME, MAX_SHARDS, OpenShards, ShardFile, ShardIndex,
     files_of, fingerprint, open_shards, shard_name, with_shards_checker,

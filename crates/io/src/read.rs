@@ -172,6 +172,14 @@ pub fn read_bounded(path: &Path, what: &str, limits: Limits) -> Result<Bytes> {
     Ok(Aligned::from(&cut[..]))
 }
 
+/// Reads `path` (`-`: stdin), which must be a rules file or a bundle:
+/// up to the length its header declares, and of anything else only a head
+/// (64 KiB), enough for the loader to say what it is. `/dev/zero` given as
+/// a rules file costs at most that.
+pub fn read_compiled(path: &Path, what: &str) -> Result<Bytes> {
+    read_bounded(path, what, Limits { body: 64 << 10, cut_ok: true })
+}
+
 fn read_all(
     r: impl Read,
     hint: usize,

@@ -478,6 +478,11 @@ impl OpenShards {
         self.dialect
     }
 
+    /// How many shards the directory has.
+    pub fn shard_len(&self) -> usize {
+        self.n
+    }
+
     /// The hosts in all shards together, as `index.json` says.
     pub fn host_len(&self) -> u64 {
         self.hosts

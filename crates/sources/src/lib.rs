@@ -201,7 +201,18 @@ fn open_stream(
         let (file, _) = files::open(path, what)?;
         Box::new(BufReader::with_capacity(64 << 10, file))
     };
-    let (kind, _, reader) = files::decoder(raw, &name, what)?;
+    let (kind, decoded, reader) = files::decoder(raw, &name, what)?;
+    // A rules file or bundle given here: its lines would all be bad (and a
+    // run would write nothing of use): most likely the files were swapped.
+    for k in [kind, decoded] {
+        if k.is_compiled() {
+            bail!(
+                "'{name}' is {k}, not a {what}; give the {what}, and use \
+                 the compiled file with `robofilter filter`, `check`, \
+                 `explain` or `inspect`"
+            );
+        }
+    }
     let reader: Box<dyn BufRead> = match kind.tool() {
         None => Box::new(BufReader::with_capacity(64 << 10, reader)),
         Some(_) => Box::new(BufReader::new(reader)),
