@@ -94,6 +94,7 @@ pub fn run(args: FilterArgs) -> Result<()> {
             progress,
         )?;
         report(&run.counts, &run.bad, args.max_url_len, start);
+        report_agents(&args.agent, &run.per_agent);
         Ok(())
     })
 }
@@ -188,4 +189,18 @@ fn report(
     )
     .expect("string");
     diag!("{line}");
+}
+
+/// With several agents, each agent's own counts, after the summary (whose
+/// counts are of all agents together: a line is disallowed if any agent
+/// is disallowed, unknown if none is and any is unknown).
+fn report_agents(agents: &[String], per_agent: &[[u64; 4]]) {
+    for (agent, [allowed, disallowed, unknown, invalid]) in
+        agents.iter().zip(per_agent)
+    {
+        diag!(
+            "robofilter: {agent}: {allowed} allowed, {disallowed} disallowed, \
+             {unknown} unknown, {invalid} invalid"
+        );
+    }
 }

@@ -97,9 +97,13 @@ fn inspect_check_explain_dev_zero_are_bounded() {
     let url = "http://x/";
     // Where only a compiled file will do, a head is read to say so.
     dir.write("u.txt", "http://x/\n");
-    dir.run_bounded(&["filter", "/dev/zero", "--agent", "bot", "u.txt"], ONE_GIB, T)
-        .exits(2)
-        .stderr_has(&["not a rules file"]);
+    dir.run_bounded(
+        &["filter", "/dev/zero", "--agent", "bot", "u.txt"],
+        ONE_GIB,
+        T,
+    )
+    .exits(2)
+    .stderr_has(&["not a rules file"]);
     for cmd in [
         &["inspect", "/dev/zero"][..],
         &["check", "--agent", "bot", "/dev/zero", url],

@@ -356,6 +356,46 @@ fn json_shape_with_fields_and_several_agents() {
     assert_eq!(two[3]["reasons"]["MyBot"]["reason"], "not a URL");
 }
 
+/// With several agents the summary is followed by each agent's own counts,
+/// which are the counts of its verdict column.
+#[test]
+fn summary_counts_per_agent() {
+    let dir = bundles("frontier-agent-counts");
+    let mut input = Vec::new();
+    for host in ["a.example", "b.example", "c.example", "nobody.example"] {
+        for path in ["/", "/private/x", "/x", "/search"] {
+            input.extend(format!("https://{host}{path}\n").as_bytes());
+        }
+    }
+    input.extend(b"not a url\n\n");
+    let mut args = vec!["filter", "bundle-rfc9309.bin", "--emit", "all"];
+    for a in AGENTS {
+        args.extend(["--agent", a]);
+    }
+    let run = dir.run_with(&args, &input);
+    run.exits(0);
+    let out = String::from_utf8(run.stdout.clone()).unwrap();
+    for (i, agent) in AGENTS.iter().enumerate() {
+        let count = |v: &str| {
+            out.lines().filter(|l| l.split('\t').nth(i) == Some(v)).count()
+        };
+        let want = format!(
+            "robofilter: {agent}: {} allowed, {} disallowed, {} unknown, {} invalid",
+            count("allow"),
+            count("disallow"),
+            count("unknown"),
+            count("invalid")
+        );
+        run.stderr_has(&[&want]);
+    }
+    // One agent: the summary alone.
+    let run = dir.run_with(
+        &["filter", "bundle-rfc9309.bin", "--agent", "MyBot"],
+        &input,
+    );
+    assert!(!run.stderr.contains("robofilter: MyBot:"), "{}", run.stderr);
+}
+
 /// `--explain` says why a URL is not one where the line does not show it:
 /// a space at its end, a control octet.
 #[test]

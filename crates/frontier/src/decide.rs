@@ -141,6 +141,9 @@ pub(crate) struct ChunkOut {
     /// Its output (the window of its runs set by [`decide_block`]).
     pub(crate) emitted: Emitted,
     pub(crate) counts: Counts,
+    /// With several agents, per agent: its lines allowed, disallowed,
+    /// unknown and invalid (empty with one agent: the counts say it).
+    pub(crate) agents: Vec<[u64; 4]>,
     pub(crate) bad: Vec<ChunkBad>,
     /// A member of the bundle that could not be loaded: ends the run.
     pub(crate) error: Option<String>,
@@ -187,6 +190,10 @@ impl<'r, 'a> Decider<'r, 'a> {
         let mut c = ChunkOut {
             emitted: Emitted::written(out),
             counts: Counts::default(),
+            agents: match self.agent_len() {
+                1 => Vec::new(),
+                n => vec![[0; 4]; n],
+            },
             bad: Vec::new(),
             error: None,
         };
@@ -287,7 +294,12 @@ impl<'r, 'a> Decider<'r, 'a> {
         };
         let outcome = match &*each {
             [one] => *one,
-            each => Outcome::combine(each),
+            each => {
+                for (counts, &o) in c.agents.iter_mut().zip(&*each) {
+                    counts[o as usize] += 1;
+                }
+                Outcome::combine(each)
+            }
         };
         let selected = match outcome {
             Outcome::Allow => {

@@ -120,6 +120,9 @@ pub struct Options {
 pub struct Report {
     /// Every line, by outcome.
     pub counts: Counts,
+    /// With several agents, per agent in their order: its lines allowed,
+    /// disallowed, unknown and invalid (empty with one agent).
+    pub per_agent: Vec<[u64; 4]>,
     /// The first not-a-URL lines (a few of them, with their files).
     pub bad: Vec<BadLine>,
 }
@@ -171,6 +174,7 @@ pub fn filter(
             out: ToWriter { queue, emptied },
             block_len: threads_chunks * CHUNK_LEN,
             counts: Counts::default(),
+            agents: Vec::new(),
             bad: Vec::new(),
             spare: Vec::new(),
             progress,
@@ -191,19 +195,19 @@ pub fn filter(
         };
         let run = run();
         // Dropping the queue closes it: the writer ends.
-        let Sink { out, counts, bad, progress, .. } = sink;
+        let Sink { out, counts, agents, bad, progress, .. } = sink;
         drop(out);
         let written = writer.join();
-        (run.map(|()| (counts, bad, progress)), written)
+        (run.map(|()| (counts, agents, bad, progress)), written)
     });
     let written =
         written.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
     // A write error first: it is why a run stopped when its writer did.
     let out = written?;
-    let (counts, bad, progress) = run?;
+    let (counts, per_agent, bad, progress) = run?;
     out.finish()?;
     if let Some(p) = progress {
         p.finish_and_clear();
     }
-    Ok(Report { counts, bad })
+    Ok(Report { counts, per_agent, bad })
 }

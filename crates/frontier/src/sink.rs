@@ -9,6 +9,7 @@ use std::sync::{Arc, mpsc};
 use anyhow::{Context, Result, anyhow};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
+use robofilter::Outcome;
 use robofilter_io::{self as files, Output};
 
 use crate::counts::{BadKind, Counts};
@@ -76,6 +77,8 @@ pub(crate) struct Sink<P> {
     /// The size of the blocks read from a stream.
     pub(crate) block_len: usize,
     pub(crate) counts: Counts,
+    /// Per agent (with several): allowed, disallowed, unknown, invalid.
+    pub(crate) agents: Vec<[u64; 4]>,
     /// The first [`REPORT_LEN`] not-a-URL lines: input, 1-based line,
     /// empty.
     pub(crate) bad: Vec<(String, u64, BadKind)>,
@@ -118,6 +121,14 @@ impl<P: Put> Sink<P> {
                 p.inc(c.counts.octets);
             }
             self.counts += c.counts;
+            if self.agents.len() < c.agents.len() {
+                self.agents.resize(c.agents.len(), [0; 4]);
+            }
+            for (total, chunk) in self.agents.iter_mut().zip(&c.agents) {
+                for (t, n) in total.iter_mut().zip(chunk) {
+                    *t += n;
+                }
+            }
         }
         Ok(())
     }
@@ -379,6 +390,13 @@ impl<P: Put> Sink<P> {
         c.lines += 1;
         c.invalid += 1;
         c.too_long += 1;
+        // Invalid for every agent too.
+        if decider.agent_len() > 1 {
+            self.agents.resize(decider.agent_len(), [0; 4]);
+            for counts in &mut self.agents {
+                counts[Outcome::Invalid as usize] += 1;
+            }
+        }
         if self.bad.len() < REPORT_LEN {
             let line = file.line_base + 1;
             self.bad.push((file.name.to_string(), line, BadKind::TooLong));

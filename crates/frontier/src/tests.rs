@@ -139,6 +139,7 @@ fn decide_for(
         out: Vec::new(),
         block_len,
         counts: Counts::default(),
+        agents: Vec::new(),
         bad: Vec::new(),
         spare: Vec::new(),
         progress: None,
