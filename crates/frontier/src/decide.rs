@@ -295,7 +295,7 @@ impl<'r, 'a> Decider<'r, 'a> {
         let outcome = match &*each {
             [one] => *one,
             each => {
-                for (counts, &o) in c.agents.iter_mut().zip(&*each) {
+                for (counts, &o) in c.agents.iter_mut().zip(each) {
                     counts[o as usize] += 1;
                 }
                 Outcome::combine(each)
