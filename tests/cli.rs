@@ -421,8 +421,19 @@ fn output_to_a_fifo_writes_in_place() {
 fn filter_closed_pipe_exits_quietly() {
     let dir = compiled("filter-pipe", &[]);
     dir.write("urls.txt", generated_urls());
+    let out = read_16_then_close(
+        &dir,
+        &["filter", "rules.bin", "--agent", "Bot", "urls.txt"],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
+
+/// Runs `args` in `dir`, reads 16 octets of its stdout and closes the
+/// pipe, then waits for it.
+fn read_16_then_close(dir: &Dir, args: &[&str]) -> std::process::Output {
     let mut child = dir
-        .command(&["filter", "rules.bin", "--agent", "Bot", "urls.txt"])
+        .command(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -431,9 +442,7 @@ fn filter_closed_pipe_exits_quietly() {
     let mut first = [0u8; 16];
     stdout.read_exact(&mut first).unwrap();
     drop(stdout);
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(0));
-    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    child.wait_with_output().unwrap()
 }
 
 /// `inspect --json` of a bundle larger than the output buffer, into a
@@ -455,17 +464,7 @@ fn inspect_json_closed_pipe_exits_quietly() {
         &["inspect", "b.bundle"],
         &["inspect", "--json", "--agent", "GPTBot", "b.bundle"],
     ] {
-        let mut child = dir
-            .command(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stdout = child.stdout.take().unwrap();
-        let mut first = [0u8; 16];
-        stdout.read_exact(&mut first).unwrap();
-        drop(stdout);
-        let out = child.wait_with_output().unwrap();
+        let out = read_16_then_close(&dir, args);
         assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{args:?}");
         assert_eq!(out.status.code(), Some(0), "{args:?}");
     }

@@ -8,6 +8,10 @@ mod util;
 #[path = "../crates/robofilter/tests/random.rs"]
 mod random;
 
+// The import-cycle finder the engine's module-graph test uses.
+#[path = "../crates/robofilter/tests/cycles.rs"]
+mod cycles;
+
 mod cli;
 mod edges_input;
 mod edges_output;

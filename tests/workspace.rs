@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::cycles::cycle;
 use crate::util::workspace_dir;
 
 /// The workspace's crates, bottom-up: each may depend only on crates
@@ -150,37 +151,6 @@ fn module_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
         graph.insert(me, out);
     }
     graph
-}
-
-/// The first import cycle of `graph`, if any.
-fn cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<String> {
-    fn visit<'a>(
-        n: &'a str,
-        g: &'a BTreeMap<String, BTreeSet<String>>,
-        state: &mut BTreeMap<&'a str, u8>,
-        path: &mut Vec<&'a str>,
-    ) -> Option<String> {
-        match state.get(n) {
-            Some(2) => return None,
-            Some(1) => {
-                let from = path.iter().position(|m| *m == n).unwrap();
-                return Some(format!("{} -> {n}", path[from..].join(" -> ")));
-            }
-            _ => {}
-        }
-        state.insert(n, 1);
-        path.push(n);
-        for m in g.get(n).into_iter().flatten() {
-            if let Some(c) = visit(m, g, state, path) {
-                return Some(c);
-            }
-        }
-        path.pop();
-        state.insert(n, 2);
-        None
-    }
-    let mut state = BTreeMap::new();
-    graph.keys().find_map(|n| visit(n, graph, &mut state, &mut Vec::new()))
 }
 
 #[test]

@@ -29,6 +29,7 @@ mod bundle;
 mod bundle_index;
 #[cfg(feature = "compile")]
 mod conformance;
+mod cycles;
 #[cfg(feature = "compile")]
 mod differential;
 #[cfg(feature = "compile")]

@@ -107,35 +107,8 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
 fn the_library_module_graph_has_no_cycles() {
     let g = graph();
     assert!(g.len() > 10, "found only {:?}", g.keys());
-    // Depth-first search with colours; report the first cycle found.
-    fn visit<'a>(
-        n: &'a str,
-        g: &'a BTreeMap<String, BTreeSet<String>>,
-        state: &mut BTreeMap<&'a str, u8>,
-        path: &mut Vec<&'a str>,
-    ) -> Result<(), String> {
-        match state.get(n) {
-            Some(2) => return Ok(()),
-            Some(1) => {
-                let from = path.iter().position(|m| *m == n).unwrap();
-                return Err(format!("{} -> {n}", path[from..].join(" -> ")));
-            }
-            _ => {}
-        }
-        state.insert(n, 1);
-        path.push(n);
-        for m in g.get(n).into_iter().flatten() {
-            visit(m, g, state, path)?;
-        }
-        path.pop();
-        state.insert(n, 2);
-        Ok(())
-    }
-    let mut state = BTreeMap::new();
-    for n in g.keys() {
-        if let Err(cycle) = visit(n, &g, &mut state, &mut Vec::new()) {
-            panic!("import cycle: {cycle}");
-        }
+    if let Some(cycle) = crate::cycles::cycle(&g) {
+        panic!("import cycle: {cycle}");
     }
 }
 
