@@ -95,6 +95,20 @@ pub fn run(args: FilterArgs) -> Result<()> {
         )?;
         report(&run.counts, &run.bad, args.max_url_len, start);
         report_agents(&args.agent, &run.per_agent);
+        if run.hosts.len() > 1 {
+            let seen: Vec<String> = run
+                .hosts
+                .iter()
+                .map(|h| String::from_utf8_lossy(h).into_owned())
+                .collect();
+            diag!(
+                "robofilter: warning: one rules file decided every line, and \
+                 the lines are of several hosts ({}, ...): a robots.txt \
+                 speaks for its own host only; for a frontier of many hosts, \
+                 compile a bundle (`robofilter compile --hosts|--manifest`)",
+                seen.join(", ")
+            );
+        }
         Ok(())
     })
 }

@@ -429,6 +429,29 @@ fn filter_closed_pipe_exits_quietly() {
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
 
+/// One rules file given a frontier of several hosts: the verdicts come,
+/// and a warning says that a robots.txt speaks for its own host only. One
+/// host (in either scheme, any case) gets no warning.
+#[test]
+fn one_rules_file_over_several_hosts_is_pointed_out() {
+    let dir = compiled("filter-hosts", &[]);
+    let several = dir.run_with(
+        &["filter", "rules.bin", "--agent", "Bot"],
+        b"https://a.example/x\nhttp://A.example/y\nhttps://b.example/z\n",
+    );
+    several.ok();
+    several.stderr_has(&[
+        "several hosts (a.example, b.example",
+        "compile a bundle",
+    ]);
+    let one = dir.run_with(
+        &["filter", "rules.bin", "--agent", "Bot"],
+        b"https://a.example/x\nhttp://A.EXAMPLE/y\nhttps://a.example:443/z\n",
+    );
+    one.ok();
+    assert!(!one.stderr.contains("several hosts"), "{}", one.stderr);
+}
+
 /// Runs `args` in `dir`, reads 16 octets of its stdout and closes the
 /// pipe, then waits for it.
 fn read_16_then_close(dir: &Dir, args: &[&str]) -> std::process::Output {

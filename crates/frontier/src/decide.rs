@@ -144,6 +144,14 @@ pub(crate) struct ChunkOut {
     /// With several agents, per agent: its lines allowed, disallowed,
     /// unknown and invalid (empty with one agent: the counts say it).
     pub(crate) agents: Vec<[u64; 4]>,
+    /// With one rules file for every URL: the host keys of the chunk's
+    /// first URL and of the first URL of another host (for the warning
+    /// that the file decided hosts it does not speak for).
+    pub(crate) hosts: Vec<Vec<u8>>,
+    /// The chunk's first URL up to the end of its authority: a later URL
+    /// that does not start with it (and end it there) names another host
+    /// as far as one comparison can tell.
+    pub(crate) origin: Option<Vec<u8>>,
     pub(crate) bad: Vec<ChunkBad>,
     /// A member of the bundle that could not be loaded: ends the run.
     pub(crate) error: Option<String>,
@@ -194,6 +202,8 @@ impl<'r, 'a> Decider<'r, 'a> {
                 1 => Vec::new(),
                 n => vec![[0; 4]; n],
             },
+            hosts: Vec::new(),
+            origin: None,
             bad: Vec::new(),
             error: None,
         };
@@ -263,6 +273,14 @@ impl<'r, 'a> Decider<'r, 'a> {
             None if text_len == 0 => Line::Empty,
             None => Line::Invalid(text),
         };
+        // One rules file decides every host: a frontier of several hosts
+        // is pointed out (one comparison per line tells a URL of the
+        // chunk's first origin; the host of another is read once).
+        if let Line::Url(url, _) = &class {
+            if c.hosts.len() < 2 && self.checker.is_single() {
+                note_host(c, url);
+            }
+        }
         let (url, target) = match class {
             Line::Url(url, path) => {
                 let target = self
@@ -397,4 +415,32 @@ impl<'r, 'a> Decider<'r, 'a> {
         let agents = self.checker.agents();
         json_line(out, agents, text, url, each, target, self.explain);
     }
+}
+
+/// Records `url`'s host key in `c.hosts` if it is the chunk's first URL or
+/// the first of another origin (see [`ChunkOut::origin`]).
+fn note_host(c: &mut ChunkOut, url: &[u8]) {
+    if let Some(origin) = &c.origin {
+        let same = url.starts_with(origin)
+            && matches!(
+                url.get(origin.len()),
+                None | Some(b'/' | b'?' | b'#')
+            );
+        if same {
+            return;
+        }
+    }
+    let mut host = Vec::new();
+    if !robofilter::url_authority(url, &mut host) || c.hosts.contains(&host) {
+        return;
+    }
+    if c.origin.is_none() {
+        let start = memchr::memmem::find(url, b"://").map_or(0, |i| i + 3);
+        let end = url[start..]
+            .iter()
+            .position(|b| matches!(b, b'/' | b'?' | b'#'))
+            .map_or(url.len(), |i| start + i);
+        c.origin = Some(url[..end].to_vec());
+    }
+    c.hosts.push(host);
 }

@@ -123,6 +123,9 @@ pub struct Report {
     /// With several agents, per agent in their order: its lines allowed,
     /// disallowed, unknown and invalid (empty with one agent).
     pub per_agent: Vec<[u64; 4]>,
+    /// With one rules file for every URL: a few distinct host keys seen.
+    /// More than one means the file decided hosts it does not speak for.
+    pub hosts: Vec<Vec<u8>>,
     /// The first not-a-URL lines (a few of them, with their files).
     pub bad: Vec<BadLine>,
 }
@@ -175,6 +178,7 @@ pub fn filter(
             block_len: threads_chunks * CHUNK_LEN,
             counts: Counts::default(),
             agents: Vec::new(),
+            hosts: Vec::new(),
             bad: Vec::new(),
             spare: Vec::new(),
             progress,
@@ -195,19 +199,19 @@ pub fn filter(
         };
         let run = run();
         // Dropping the queue closes it: the writer ends.
-        let Sink { out, counts, agents, bad, progress, .. } = sink;
+        let Sink { out, counts, agents, hosts, bad, progress, .. } = sink;
         drop(out);
         let written = writer.join();
-        (run.map(|()| (counts, agents, bad, progress)), written)
+        (run.map(|()| (counts, agents, hosts, bad, progress)), written)
     });
     let written =
         written.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
     // A write error first: it is why a run stopped when its writer did.
     let out = written?;
-    let (counts, per_agent, bad, progress) = run?;
+    let (counts, per_agent, hosts, bad, progress) = run?;
     out.finish()?;
     if let Some(p) = progress {
         p.finish_and_clear();
     }
-    Ok(Report { counts, per_agent, bad })
+    Ok(Report { counts, per_agent, hosts, bad })
 }

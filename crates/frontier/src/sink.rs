@@ -72,6 +72,9 @@ pub(crate) fn write_queue(
 }
 
 /// Decides blocks of input and puts the outputs in order; collects counts.
+/// How many distinct hosts [`Sink`] keeps as examples.
+pub(crate) const HOSTS_SAMPLED: usize = 3;
+
 pub(crate) struct Sink<P> {
     pub(crate) out: P,
     /// The size of the blocks read from a stream.
@@ -79,6 +82,9 @@ pub(crate) struct Sink<P> {
     pub(crate) counts: Counts,
     /// Per agent (with several): allowed, disallowed, unknown, invalid.
     pub(crate) agents: Vec<[u64; 4]>,
+    /// With one rules file for every URL: distinct host keys seen (two a
+    /// chunk at most), at most [`HOSTS_SAMPLED`].
+    pub(crate) hosts: Vec<Vec<u8>>,
     /// The first [`REPORT_LEN`] not-a-URL lines: input, 1-based line,
     /// empty.
     pub(crate) bad: Vec<(String, u64, BadKind)>,
@@ -121,6 +127,13 @@ impl<P: Put> Sink<P> {
                 p.inc(c.counts.octets);
             }
             self.counts += c.counts;
+            for host in c.hosts {
+                if self.hosts.len() < HOSTS_SAMPLED
+                    && !self.hosts.contains(&host)
+                {
+                    self.hosts.push(host);
+                }
+            }
             if self.agents.len() < c.agents.len() {
                 self.agents.resize(c.agents.len(), [0; 4]);
             }

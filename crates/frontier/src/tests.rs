@@ -140,6 +140,7 @@ fn decide_for(
         block_len,
         counts: Counts::default(),
         agents: Vec::new(),
+        hosts: Vec::new(),
         bad: Vec::new(),
         spare: Vec::new(),
         progress: None,

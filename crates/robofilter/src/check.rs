@@ -851,6 +851,12 @@ impl<'a> UrlChecker<'a> {
             .map_err(Clone::clone)
     }
 
+    /// Whether one rules file decides every URL, whatever its host (no
+    /// bundle or shards: a host is not looked up).
+    pub fn is_single(&self) -> bool {
+        matches!(self.scope, Scope::Single(_))
+    }
+
     /// The agents, in the order their outcomes are given.
     pub fn agents(&self) -> &[String] {
         &self.agents
