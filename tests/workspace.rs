@@ -211,3 +211,31 @@ fn the_engine_default_tree_has_no_cli_or_network_crate() {
         assert!(fetch.contains(crate_), "robofilter-fetch without {crate_}?");
     }
 }
+
+/// No source file is over 1,500 lines (tests aside): a file that long
+/// holds more than one concept.
+#[test]
+fn no_source_file_is_over_1500_lines() {
+    let root = workspace_dir();
+    let mut dirs: Vec<PathBuf> =
+        crates().into_values().map(|(dir, _)| dir.join("src")).collect();
+    dirs.push(root.join("tools/compare/src"));
+    let mut long = Vec::new();
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs")
+                && !path.ends_with("tests.rs")
+            {
+                let n =
+                    std::fs::read_to_string(&path).unwrap().lines().count();
+                if n > 1500 {
+                    long.push(format!("{} ({n} lines)", path.display()));
+                }
+            }
+        }
+    }
+    assert!(long.is_empty(), "split these: {long:?}");
+}

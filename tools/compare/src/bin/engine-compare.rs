@@ -257,7 +257,7 @@ fn survey(dir: &Path, only: Option<&[String]>) -> Result<Vec<File>, String> {
         let (fallback_rules, _) = count(FALLBACK_AGENT);
         let (google, source) = count(GOOGLEBOT);
         let google_rules =
-            (source == robofilter::Source::Specific).then_some(google);
+            (source == robofilter::GroupSource::Specific).then_some(google);
         files.push(File { host, path, fallback_rules, google_rules });
     }
     files.sort_by(|a, b| a.host.cmp(&b.host));
