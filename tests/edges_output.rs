@@ -394,6 +394,19 @@ fn signals_remove_the_temp_file_and_keep_the_previous_output() {
         let code = signal_and_wait(&mut child, signal);
         drop(stdin);
         assert_eq!(code, Some(want), "{} SIG{signal}", args.join(" "));
+        // Says so, instead of ending without a word.
+        let mut err = String::new();
+        std::io::Read::read_to_string(
+            &mut child.stderr.take().unwrap(),
+            &mut err,
+        )
+        .unwrap();
+        assert!(
+            err.contains(&format!(
+                "stopped by SIG{signal}, its unfinished output removed"
+            )),
+            "{err}"
+        );
         assert!(!dir.list().contains(&temp), "{temp} left behind");
         assert_eq!(dir.read(out), before, "{out} changed");
     }
@@ -584,13 +597,13 @@ fn one_line_is_not_lines() {
     let run = dir.run_with(&filter(&[]), b"http://x/a\n");
     run.ok();
     run.stderr_has(&["robofilter: 1 line: 1 allowed,"]);
-    assert!(!run.stderr.contains("1 lines"), "{}", run.stderr);
+    assert!(!run.stderr.contains(" 1 lines"), "{}", run.stderr);
     let run = dir.run_with(&filter(&[]), b"nope\nhttp://x/a\n");
     run.stderr_has(&[
         "warning: 1 line is not a URL (0 empty): <stdin>:1",
         "robofilter: 2 lines: 1 allowed,",
     ]);
-    assert!(!run.stderr.contains("1 lines"), "{}", run.stderr);
+    assert!(!run.stderr.contains(" 1 lines"), "{}", run.stderr);
 }
 
 /// Part B.14: `-j` is capped, with a warning, and gives the same output.

@@ -50,7 +50,20 @@ pub(crate) fn cleanup_on_signals() {
             };
             std::thread::spawn(move || {
                 if let Some(signo) = signals.forever().next() {
-                    let _temps = remove_temps();
+                    let temps = remove_temps();
+                    let name = match signo {
+                        SIGINT => "SIGINT",
+                        SIGTERM => "SIGTERM",
+                        _ => "SIGHUP",
+                    };
+                    let removed = match temps.len() {
+                        0 => String::new(),
+                        _ => ", its unfinished output removed".to_string(),
+                    };
+                    diag!(
+                        "robofilter: stopped by {name}{removed}; earlier \
+                         outputs are as they were"
+                    );
                     std::process::exit(128 + signo);
                 }
             });

@@ -46,6 +46,11 @@ pub(crate) struct Temps {
 }
 
 impl Temps {
+    /// How many temporary files and directories exist now.
+    pub(crate) fn len(&self) -> usize {
+        self.paths.len()
+    }
+
     pub(crate) fn add(&mut self, path: PathBuf) {
         signal_safe::add(&path);
         self.paths.push(path);
