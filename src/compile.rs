@@ -11,9 +11,10 @@ use robofilter::{
 };
 
 use crate::args::CompileArgs;
-use crate::files::{self, Output};
-use crate::files::{AtomicDir, INDEX_NAME, ShardFile, ShardIndex};
-use crate::sources::{self, HostSource, Limits, SourceStats};
+use robofilter_io::{
+    self as files, AtomicDir, INDEX_NAME, Output, ShardFile, ShardIndex,
+};
+use robofilter_sources::{self as sources, HostSource, Limits, SourceStats};
 
 pub fn run(args: CompileArgs) -> Result<()> {
     let start = Instant::now();

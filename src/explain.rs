@@ -11,7 +11,7 @@ use robofilter::{
 };
 
 use crate::args::{CheckArgs, ExplainArgs};
-use crate::files::{self, Output};
+use robofilter_io::{self as files, Output};
 
 /// Prints `VERDICT<TAB>URL` per URL: `allow` or `disallow`, and with a
 /// bundle also `unknown` (no entry for the URL's host); with several

@@ -16,7 +16,7 @@ use robofilter_frontier::{
 };
 
 use crate::args::{EmitArg, FilterArgs};
-use crate::files::{self, Input, Output};
+use robofilter_io::{self as files, Input, Output};
 
 pub fn run(args: FilterArgs) -> Result<()> {
     let start = Instant::now();

@@ -14,8 +14,7 @@ use robofilter::{
 use serde_json::{Map, Value, json};
 
 use crate::args::InspectArgs;
-use crate::files::ShardIndex;
-use crate::files::{self, Output};
+use robofilter_io::{self as files, Output, ShardIndex};
 
 pub fn run(args: InspectArgs) -> Result<()> {
     let path = &args.file;
@@ -26,7 +25,7 @@ pub fn run(args: InspectArgs) -> Result<()> {
     // Before any work: an output that is the input would destroy it.
     if let Some(out) = &args.output {
         let mut read = vec![path.clone()];
-        read.extend(crate::files::files_of(path));
+        read.extend(files::files_of(path));
         let read: Vec<&std::path::Path> =
             read.iter().map(|p| p.as_path()).collect();
         files::check_output_not_input(out, &read)?;

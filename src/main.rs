@@ -25,9 +25,6 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
-// The files every command reads and writes.
-use robofilter_io as files;
-use robofilter_sources as sources;
 
 use crate::args::{Cli, Command, Generate};
 
@@ -41,7 +38,7 @@ fn main() -> ExitCode {
     };
     // The CLI owns its process: interrupted runs remove their temporary
     // outputs, and inputs may be memory-mapped (robofilter-io).
-    files::install_signal_handlers();
+    robofilter_io::install_signal_handlers();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,

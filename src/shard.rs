@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use crate::args::ShardArgs;
-use crate::files::{self, Input, Output};
+use robofilter_io::{self as files, Input, Output};
 
 pub fn run(args: ShardArgs) -> Result<()> {
     let paths = if args.inputs.is_empty() {
