@@ -103,6 +103,26 @@ fn open_output(args: &CompileArgs) -> Result<Output> {
         if let Ok(entries) = std::fs::read_dir(dir) {
             inputs.extend(entries.flatten().map(|e| e.path()));
         }
+        // An output inside the hosts directory would be read as a host
+        // (`x.txt`) or skipped with a note by the next build.
+        let parent = match args.output.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let same = |a: &Path, b: &Path| {
+            a.canonicalize()
+                .ok()
+                .zip(b.canonicalize().ok())
+                .is_some_and(|(a, b)| a == b)
+        };
+        if !files::is_stdin(&args.output) && same(parent, dir) {
+            bail!(
+                "output '{}' is inside the hosts directory '{}': the next \
+                 build would read it as a member; write it elsewhere",
+                args.output.display(),
+                dir.display()
+            );
+        }
     }
     let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
     files::check_output_not_input(&args.output, &inputs)?;

@@ -162,6 +162,12 @@ fn hosts_dir_without_hosts_is_refused() {
         .exits(2)
         .stderr_has(&["holds no HOST.txt file (1 other entry)"]);
     assert!(!dir.join("e.bin").exists() && !dir.join("o.bin").exists());
+    // An output inside the hosts directory would be read back as a host.
+    dir.write("other/a.example.txt", RULES);
+    dir.run(&["compile", "--hosts", "other", "-o", "other/z.example.txt"])
+        .exits(2)
+        .stderr_has(&["inside the hosts directory"]);
+    assert!(!dir.join("other/z.example.txt").exists());
 }
 
 /// A 2 GiB (sparse) member of --hosts is read only up to the cap.
