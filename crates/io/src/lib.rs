@@ -27,9 +27,11 @@ macro_rules! diag {
     }};
 }
 
-// Bottom-up: where files are and how their bytes are held; reading them;
-// bundles and compiled arguments; inputs and outputs; shard directories;
-// a checker for any compiled argument.
+// The modules, bottom-up: `path`, `owned`, `limits`, `signal_safe` (names
+// and bytes); `temps`, `signals`, `lease`; `decompress`, `read`;
+// `bundle_file`, `compiled`; `input`, `output`; `shard_dir`; `checker`
+// (a checker for any compiled argument). The workspace test checks that
+// no two import each other.
 mod bundle_file;
 mod checker;
 mod compiled;
