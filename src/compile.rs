@@ -103,6 +103,10 @@ fn open_output(args: &CompileArgs) -> Result<Output> {
         if let Ok(entries) = std::fs::read_dir(dir) {
             inputs.extend(entries.flatten().map(|e| e.path()));
         }
+    }
+    let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    files::check_output_not_input(&args.output, &inputs)?;
+    if let Some(dir) = &args.hosts {
         // An output inside the hosts directory would be read as a host
         // (`x.txt`) or skipped with a note by the next build.
         let parent = match args.output.parent() {
@@ -124,8 +128,6 @@ fn open_output(args: &CompileArgs) -> Result<Output> {
             );
         }
     }
-    let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
-    files::check_output_not_input(&args.output, &inputs)?;
     Output::new(Some(&args.output))
 }
 
