@@ -274,10 +274,15 @@ impl<'r, 'a> Decider<'r, 'a> {
             None => Line::Invalid(text),
         };
         // One rules file decides every host: a frontier of several hosts
-        // is pointed out (one comparison per line tells a URL of the
-        // chunk's first origin; the host of another is read once).
+        // is pointed out. The first lines of each chunk are looked at (one
+        // comparison each against the chunk's first origin; another
+        // host's key is read once), which the run merges over its chunks:
+        // the one-host hot path pays nothing past them.
         if let Line::Url(url, _) = &class {
-            if c.hosts.len() < 2 && self.checker.is_single() {
+            if index < HOSTS_LOOKED_AT
+                && c.hosts.len() < 2
+                && self.checker.is_single()
+            {
                 note_host(c, url);
             }
         }
@@ -416,6 +421,10 @@ impl<'r, 'a> Decider<'r, 'a> {
         json_line(out, agents, text, url, each, target, self.explain);
     }
 }
+
+/// How many lines at the start of each chunk are looked at for hosts
+/// other than the first (see [`ChunkOut::hosts`]).
+const HOSTS_LOOKED_AT: u64 = 64;
 
 /// Records `url`'s host key in `c.hosts` if it is the chunk's first URL or
 /// the first of another origin (see [`ChunkOut::origin`]).
