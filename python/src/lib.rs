@@ -684,7 +684,7 @@ impl PyRules {
         let name = path.display().to_string();
         if robofilter_io::ShardIndex::is_dir(&path) {
             let shards = py
-                .detach(|| robofilter_io::open_shards(&path, &[]))
+                .detach(|| robofilter_io::open_shards(&path, &[], None))
                 .map_err(io_error)?;
             return PyRules::open(Backing::Shards(shards), name);
         }
@@ -1221,29 +1221,20 @@ fn outcome_str(py: Python<'_>, outcome: Outcome) -> &Bound<'_, PyString> {
 /// The hosts of a mapping from host to fetch outcome, and the bad
 /// members: a 2xx body that is not robots.txt text (compressed, or
 /// compiled: read as text it would allow everything) is reported and its
-/// host disallowed, as every source of the CLI does.
+/// host disallowed, as every source of the CLI does
+/// ([`robofilter_sources::SourceStats::add`]).
 fn hosts_mapping(
     sources: &Bound<'_, PyAny>,
 ) -> PyResult<(Vec<HostSource>, Vec<String>)> {
     let mut out = Vec::new();
-    let mut bad = Vec::new();
+    let mut stats = robofilter_sources::SourceStats::default();
     for item in sources.call_method0("items")?.try_iter()? {
         let (host, value): (String, Bound<'_, PyAny>) = item?.extract()?;
-        let mut fetch = fetch_outcome(&host, &value)?;
-        if let Fetch::Http { status: 200..=299, body } = &fetch {
-            let kind = robofilter::InputKind::of(body);
-            if !kind.is_text() {
-                bad.push(format!(
-                    "host '{host}': the body is {kind}, not a robots.txt; \
-                     recorded as unreadable (disallow all)"
-                ));
-                fetch = Fetch::Unreadable;
-            }
-        }
+        let fetch = fetch_outcome(&host, &value)?;
         let origin = format!("host '{host}'");
-        out.push(HostSource { host, fetch, origin });
+        stats.add(&mut out, HostSource { host, fetch, origin });
     }
-    Ok((out, bad))
+    Ok((out, stats.bad))
 }
 
 /// Issues a Python `UserWarning` with `text`.

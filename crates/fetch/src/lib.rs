@@ -178,15 +178,20 @@ enum Settled {
 }
 
 #[derive(Default)]
-struct Counts([u64; 7], u64);
+struct Counts {
+    /// Hosts by what became of them.
+    by: [u64; 7],
+    /// Of the unreachable, those that refused the connection.
+    refused: u64,
+}
 
 impl Counts {
     fn add(&mut self, k: Settled) {
-        self.0[k as usize] += 1;
+        self.by[k as usize] += 1;
     }
 
     fn get(&self, k: Settled) -> u64 {
-        self.0[k as usize]
+        self.by[k as usize]
     }
 
     fn progress(&self) -> String {
@@ -387,7 +392,7 @@ pub fn fetch(args: &Options) -> Result<Summary> {
         revalidated: counts.get(Settled::Revalidated),
         unavailable: counts.get(Settled::Unavailable),
         unreachable: counts.get(Settled::Unreachable),
-        refused: counts.1,
+        refused: counts.refused,
         stale: counts.get(Settled::Stale),
         fresh: counts.get(Settled::Fresh),
         resumed: counts.get(Settled::Resumed),
@@ -456,7 +461,7 @@ async fn fetch_all(
         if kind == Settled::Unreachable
             && entry.error.as_ref().is_some_and(refused)
         {
-            counts.1 += 1;
+            counts.refused += 1;
         }
         if let Some(bar) = bar {
             bar.inc(1);

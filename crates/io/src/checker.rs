@@ -15,7 +15,7 @@ use crate::compiled::{
 };
 use crate::path::display;
 use crate::read::read_compiled;
-use crate::shard_dir::{ShardIndex, with_shards_checker};
+use crate::shard_dir::{ShardIndex, open_shards};
 
 /// What [`with_checker`] accepts, and how it names the argument.
 #[derive(Clone, Copy, Debug)]
@@ -70,12 +70,11 @@ pub fn with_checker<T>(
     open: Open,
     f: impl for<'a> FnOnce(&UrlChecker<'a>) -> Result<T>,
 ) -> Result<T> {
-    if ShardIndex::is_dir(path) {
-        let index = ShardIndex::read(path)?;
-        check_dialect(open.dialect, index.dialect(), "shard directory", path)?;
-        return with_shards_checker(path, agents, f);
-    }
     let names: Vec<&str> = agents.iter().map(String::as_str).collect();
+    if ShardIndex::is_dir(path) {
+        let shards = open_shards(path, agents, open.dialect)?;
+        return f(&shards.checker(&names));
+    }
     if let Some(index) = BundleIndex::open(path, open.what)? {
         let bundle = index.load()?;
         check_dialect(open.dialect, bundle.dialect(), "bundle", path)?;

@@ -117,43 +117,48 @@ pub fn check_agents(agents: &[String], dialect: Dialect) -> Result<()> {
     Ok(())
 }
 
-/// Fails if `bytes` are not robots.txt text (compressed, or compiled:
-/// read as text it would have no rules, and every URL would be allowed),
-/// saying what to give instead.
-fn refuse_not_robots_txt(bytes: &[u8], path: &Path) -> Result<()> {
+/// The error for `path`, refused by the compiler as `kind` rather than
+/// robots.txt text (compressed, or compiled: read as text it would have no
+/// rules, and every URL would be allowed), saying what to give instead.
+fn not_robots_txt(kind: InputKind, path: &Path) -> anyhow::Error {
     let name = display(path);
-    let kind = InputKind::of(bytes);
     if let Some(tool) = kind.tool() {
         let file = match is_stdin(path) {
             true => "FILE".to_string(),
             false => format!("'{name}'"),
         };
-        bail!(
+        return anyhow::anyhow!(
             "'{name}' is {kind}, not a robots.txt; decompress it first \
              (`{tool} -dc {file} | robofilter compile - -o RULES`)"
-        )
+        );
     }
-    if kind.is_compiled() {
-        let file = match kind {
-            InputKind::Bundle => "compiled bundle",
-            _ => "compiled rules file",
-        };
-        bail!(
-            "'{name}' is {kind}, not a robots.txt; give the robots.txt it \
-             was compiled from, or use the {file} with `robofilter filter`, \
-             `check`, `explain` or `inspect`"
-        )
-    }
-    Ok(())
+    let file = match kind {
+        InputKind::Bundle => "compiled bundle",
+        _ => "compiled rules file",
+    };
+    anyhow::anyhow!(
+        "'{name}' is {kind}, not a robots.txt; give the robots.txt it was \
+         compiled from, or use the {file} with `robofilter filter`, `check`, \
+         `explain` or `inspect`"
+    )
 }
 
 /// Compiles a robots.txt in memory into aligned rules-file bytes.
+/// The compiler refuses input that is not text; the error names the file
+/// and says what to give instead.
 pub fn compile(body: &[u8], config: Config, path: &Path) -> Result<Bytes> {
-    refuse_not_robots_txt(body, path)?;
-    let bytes =
-        Compiler::with_config(config).compile(body).with_context(|| {
-            format!("cannot compile robots.txt '{}'", display(path))
-        })?;
+    let bytes = match Compiler::with_config(config).compile(body) {
+        Ok(bytes) => bytes,
+        Err(e) => match e.not_text() {
+            Some(kind) => return Err(not_robots_txt(kind, path)),
+            None => {
+                return Err(anyhow::Error::new(e).context(format!(
+                    "cannot compile robots.txt '{}'",
+                    display(path)
+                )));
+            }
+        },
+    };
     Ok(Aligned::from(&bytes[..]))
 }
 

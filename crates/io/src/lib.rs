@@ -70,7 +70,7 @@ pub use crate::read::{
 };
 pub use crate::shard_dir::{
     AtomicDir, INDEX_NAME, MAX_SHARDS, OpenShards, ShardFile, ShardIndex,
-    files_of, fingerprint, open_shards, shard_name, with_shards_checker,
+    files_of, fingerprint, open_shards, shard_name,
 };
 pub use crate::signals::install_signal_handlers;
 pub use crate::temps::{commit_temp, forget_temp, registered_temp};

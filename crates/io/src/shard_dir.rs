@@ -17,7 +17,7 @@ use robofilter::{
 };
 
 use crate::bundle_file::{Arena, BundleIndex, MemberFile};
-use crate::compiled::check_agents;
+use crate::compiled::{check_agents, check_dialect};
 use crate::path as files;
 
 /// The most shards a directory may have.
@@ -443,21 +443,6 @@ pub fn files_of(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// Runs `f` with a checker of the shard directory `dir` for `agents`:
-/// each shard's index is read, checked against `index.json` and loaded the
-/// first time a URL of one of its hosts is decided, and its members as
-/// `filter` reads a bundle's (each once, by a positioned read).
-pub fn with_shards_checker<T>(
-    dir: &Path,
-    agents: &[String],
-    f: impl for<'a> FnOnce(&UrlChecker<'a>) -> Result<T>,
-) -> Result<T> {
-    let shards = open_shards(dir, agents)?;
-    let agents: Vec<&str> = agents.iter().map(String::as_str).collect();
-    let checker = shards.checker(&agents);
-    f(&checker)
-}
-
 /// A shard directory opened for deciding URLs: its index read and checked,
 /// each shard opened when a URL of one of its hosts first needs it.
 ///
@@ -495,9 +480,17 @@ impl OpenShards {
 }
 
 /// Opens the shard directory `dir` for `agents` (checked against the
-/// agents it was compiled for): see [`OpenShards`].
-pub fn open_shards(dir: &Path, agents: &[String]) -> Result<OpenShards> {
+/// agents it was compiled for) and, if given, the dialect the user asked
+/// for: see [`OpenShards`]. Each shard's index is read, checked against
+/// `index.json` and loaded the first time a URL of one of its hosts is
+/// decided, and its members as `filter` reads a bundle's.
+pub fn open_shards(
+    dir: &Path,
+    agents: &[String],
+    dialect: Option<Dialect>,
+) -> Result<OpenShards> {
     let index = ShardIndex::read(dir)?;
+    check_dialect(dialect, index.dialect(), "shard directory", dir)?;
     check_agents(agents, index.dialect())?;
     if let Some(compiled) = &index.agents {
         for agent in agents {

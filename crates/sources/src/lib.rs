@@ -114,7 +114,7 @@ impl SourceStats {
     /// compressed, or a compiled file): read as text it would have no
     /// rules and allow everything, so it is a bad member, recorded as
     /// unreadable, whatever the source.
-    fn add(&mut self, out: &mut Vec<HostSource>, source: HostSource) {
+    pub fn add(&mut self, out: &mut Vec<HostSource>, source: HostSource) {
         if let Fetch::Http { status: 200..=299, body } = &source.fetch {
             let kind = robofilter::InputKind::of(body);
             if !kind.is_text() {
