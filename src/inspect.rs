@@ -246,6 +246,9 @@ fn inspect_bundle(
         };
         let info = bundle.host(i);
         writeln!(out, "host: {key}\tfetch {}", info.status())?;
+        if let Some(cause) = info.cause() {
+            writeln!(out, "cause: {cause}")?;
+        }
         return match info.rules() {
             HostRules::Member(m) => {
                 writeln!(out, "member: {m}, {} bytes", bundle.member_size(m))?;
@@ -272,8 +275,13 @@ fn inspect_bundle(
                 }
                 writeln!(out)?
             }
-            HostRules::AllowAll => writeln!(out, "allow all")?,
-            HostRules::DisallowAll => writeln!(out, "disallow all")?,
+            HostRules::AllowAll => write!(out, "allow all")?,
+            HostRules::DisallowAll => write!(out, "disallow all")?,
+        }
+        match (h.rules(), h.cause()) {
+            (HostRules::Member(_), _) => {}
+            (_, Some(cause)) => writeln!(out, " ({cause})")?,
+            (_, None) => writeln!(out)?,
         }
     }
     out.flush()?;
@@ -466,6 +474,9 @@ fn json_hosts(
             HostRules::DisallowAll => "disallow-all",
         };
         obj.insert("outcome".into(), json!(outcome));
+        if let Some(cause) = h.cause() {
+            obj.insert("cause".into(), json!(cause));
+        }
         match h.rules() {
             HostRules::Member(m) if described.contains_key(&m) => {
                 obj.extend(described[&m].clone());

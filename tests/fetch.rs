@@ -557,6 +557,34 @@ fn fetch_network_failures() {
     assert_eq!(resets.load(Ordering::SeqCst), 3);
     // A timeout is not tried again.
     assert_eq!(hang.requests().len(), 1);
+    // The bundle keeps each cause, and `--explain` names it (issue 37).
+    dir.run(&["compile", "--manifest", "out.jsonl", "-o", "b.rf"]).ok();
+    dir.write(
+        "urls.txt",
+        format!(
+            "http://closed.test:{closed_port}/a\nhttp://nxdomain.invalid/b\n"
+        ),
+    );
+    let out = dir
+        .run(&[
+            "filter",
+            "b.rf",
+            "urls.txt",
+            "--agent",
+            "bot",
+            "--emit",
+            "all",
+            "--explain",
+        ])
+        .ok();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert!(lines[0].starts_with("disallow\t"), "{out}");
+    assert!(lines[0].contains("Connection refused"), "{out}");
+    assert!(lines[1].contains("DNS lookup of 'nxdomain.invalid'"), "{out}");
+    let host = format!("closed.test:{closed_port}");
+    let inspect = dir.run(&["inspect", "b.rf", "--host", &host]).ok();
+    assert!(inspect.contains("cause: "), "{inspect}");
 }
 
 #[test]

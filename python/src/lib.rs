@@ -1232,7 +1232,8 @@ fn hosts_mapping(
         let (host, value): (String, Bound<'_, PyAny>) = item?.extract()?;
         let fetch = fetch_outcome(&host, &value)?;
         let origin = format!("host '{host}'");
-        stats.add(&mut out, HostSource { host, fetch, origin });
+        let cause = String::new();
+        stats.add(&mut out, HostSource { host, fetch, origin, cause });
     }
     Ok((out, stats.bad))
 }

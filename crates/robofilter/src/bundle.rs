@@ -27,15 +27,15 @@
 //! decodes anything.
 //!
 //! The byte layout is in `wire.rs`, beside the rules file's; the builder
-//! is [`BundleBuilder`](crate::BundleBuilder), in `bundler.rs`.
+//! is [`BundleBuilder`](crate::BundleBuilder), in `bundle_build.rs`.
 //!
 use crate::access::FetchStatus;
 use crate::dialect::Dialect;
 use crate::error::LoadError;
 use crate::rules::Rules;
 use crate::wire::{
-    self, ALLOW_ALL, BUNDLE_FORMAT_VERSION, BUNDLE_MAGIC, DISALLOW_ALL,
-    HOST_REC, MEMBER_REC, Table,
+    self, ALLOW_ALL, BUNDLE_FORMAT_OLDEST, BUNDLE_FORMAT_VERSION,
+    BUNDLE_MAGIC, CAUSE_REC, DISALLOW_ALL, HOST_REC, MEMBER_REC, Table,
 };
 
 /// How one host's URLs are decided.
@@ -55,6 +55,7 @@ pub struct HostInfo<'a> {
     name: &'a [u8],
     rules: HostRules,
     status: FetchStatus,
+    cause: Option<&'a str>,
 }
 
 impl<'a> HostInfo<'a> {
@@ -69,6 +70,12 @@ impl<'a> HostInfo<'a> {
     /// The fetch outcome.
     pub fn status(&self) -> FetchStatus {
         self.status
+    }
+    /// Why a host without rules got none, in words, as recorded when the
+    /// bundle was built (say, "connection refused"); `None` for a host
+    /// with rules, or when nothing was recorded.
+    pub fn cause(&self) -> Option<&'a str> {
+        self.cause
     }
 }
 
@@ -139,6 +146,7 @@ pub struct Bundle<'a> {
     hosts: Table<'a>,
     slots: Table<'a>,
     members: Table<'a>,
+    causes: Table<'a>,
     names: &'a [u8],
 }
 
@@ -162,7 +170,7 @@ impl<'a> Bundle<'a> {
         wire::check_header(
             bytes,
             BUNDLE_MAGIC,
-            BUNDLE_FORMAT_VERSION,
+            BUNDLE_FORMAT_OLDEST..=BUNDLE_FORMAT_VERSION,
             LoadError::bundle_version,
         )?;
         let index_len = wire::u64_at(bytes, 32);
@@ -193,7 +201,7 @@ impl<'a> Bundle<'a> {
         wire::check_header_of(
             head,
             BUNDLE_MAGIC,
-            BUNDLE_FORMAT_VERSION,
+            BUNDLE_FORMAT_OLDEST..=BUNDLE_FORMAT_VERSION,
             LoadError::bundle_version,
             file_len,
         )?;
@@ -264,14 +272,19 @@ impl<'a> Bundle<'a> {
         let host_len = wire::u32_at(index, 40) as usize;
         let member_len = wire::u32_at(index, 44) as usize;
         let slot_len = wire::u32_at(index, 48) as usize;
+        let cause_len = wire::u32_at(index, 52) as usize;
         if !slot_len.is_power_of_two() || slot_len <= host_len {
             return Err(LoadError::structure("bundle hash slot count"));
         }
         // Table extents follow from the counts; all must fit in the index,
         // and the host names take the rest of it.
-        let lens =
-            [host_len * HOST_REC, slot_len * 4, member_len * MEMBER_REC];
-        let mut tables = [&index[..0]; 3];
+        let lens = [
+            host_len * HOST_REC,
+            slot_len * 4,
+            member_len * MEMBER_REC,
+            cause_len * CAUSE_REC,
+        ];
+        let mut tables = [&index[..0]; 4];
         let mut rest = &index[wire::HEADER_LEN..];
         for (table, len) in tables.iter_mut().zip(lens) {
             if len > rest.len() {
@@ -282,6 +295,7 @@ impl<'a> Bundle<'a> {
         let hosts = Table::new(tables[0], HOST_REC, "host")?;
         let slots = Table::new(tables[1], 4, "slot")?;
         let members = Table::new(tables[2], MEMBER_REC, "member")?;
+        let causes = Table::new(tables[3], CAUSE_REC, "cause")?;
         let names = rest;
         let bundle = Bundle {
             index,
@@ -291,6 +305,7 @@ impl<'a> Bundle<'a> {
             hosts,
             slots,
             members,
+            causes,
             names,
         };
         bundle.validate()?;
@@ -331,6 +346,32 @@ impl<'a> Bundle<'a> {
         if used != self.hosts.len() {
             return bad("hash slots do not cover the hosts");
         }
+        // Causes: by strictly increasing host index, each of a host
+        // without rules, UTF-8 text of 1 to CAUSE_MAX octets.
+        let mut next_host = 0;
+        for c in 0..self.causes.len() {
+            let host = self.causes.get(c, 0) as usize;
+            if host < next_host || host >= self.hosts.len() {
+                return bad("cause out of order or range");
+            }
+            next_host = host + 1;
+            let entry = self.hosts.get(host, 2);
+            if entry != ALLOW_ALL && entry != DISALLOW_ALL {
+                return bad("cause of a host with rules");
+            }
+            let (off, len) =
+                (self.causes.get(c, 1) as usize, self.causes.get(c, 2));
+            let text = off
+                .checked_add(len as usize)
+                .and_then(|end| self.names.get(off..end));
+            if text.is_none_or(|t| core::str::from_utf8(t).is_err())
+                || len == 0
+                || len as usize > wire::CAUSE_MAX
+                || self.causes.get(c, 3) != 0
+            {
+                return bad("cause text");
+            }
+        }
         // Members follow the index in order, 64-byte aligned, with less
         // than 64 octets of padding before each; the padding is checked to
         // be zero when the member is loaded. So every octet of the file is
@@ -365,6 +406,25 @@ impl<'a> Bundle<'a> {
     fn host_name(&self, i: usize) -> &'a [u8] {
         let (off, len) = (self.hosts.get(i, 0), self.hosts.get(i, 1));
         &self.names[off as usize..(off + len) as usize]
+    }
+
+    /// Host `i`'s cause, by binary search of the causes table.
+    fn host_cause(&self, i: usize) -> Option<&'a str> {
+        let (mut lo, mut hi) = (0, self.causes.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match (self.causes.get(mid, 0) as usize).cmp(&i) {
+                core::cmp::Ordering::Less => lo = mid + 1,
+                core::cmp::Ordering::Greater => hi = mid,
+                core::cmp::Ordering::Equal => {
+                    let off = self.causes.get(mid, 1) as usize;
+                    let len = self.causes.get(mid, 2) as usize;
+                    let text = &self.names[off..off + len];
+                    return core::str::from_utf8(text).ok();
+                }
+            }
+        }
+        None
     }
 
     /// The dialect every member was compiled with.
@@ -413,11 +473,16 @@ impl<'a> Bundle<'a> {
             DISALLOW_ALL => HostRules::DisallowAll,
             m => HostRules::Member(m as usize),
         };
+        let cause = match rules {
+            HostRules::Member(_) => None,
+            _ => self.host_cause(i),
+        };
         HostInfo {
             name: self.host_name(i),
             rules,
             status: FetchStatus::from_code(self.hosts.get(i, 3))
                 .expect("validated"),
+            cause,
         }
     }
 

@@ -10,8 +10,8 @@ use crate::error::BuildError;
 use crate::kind::InputKind;
 use crate::url::normalize_host;
 use crate::wire::{
-    self, ALLOW_ALL, BUNDLE_FORMAT_VERSION, BUNDLE_MAGIC, DISALLOW_ALL,
-    HOST_REC, MEMBER_REC, push_rec,
+    self, ALLOW_ALL, BUNDLE_FORMAT_VERSION, BUNDLE_MAGIC, CAUSE_REC,
+    DISALLOW_ALL, HOST_REC, MEMBER_REC, push_rec,
 };
 
 /// Builds a bundle from hosts and their fetch outcomes.
@@ -21,7 +21,7 @@ use crate::wire::{
 #[derive(Debug)]
 pub struct BundleBuilder {
     config: Config,
-    hosts: HashMap<String, Fetch>,
+    hosts: HashMap<String, (Fetch, Option<String>)>,
 }
 
 impl BundleBuilder {
@@ -40,6 +40,26 @@ impl BundleBuilder {
     /// compiled; the caller decides what that host gets, for example
     /// [`Fetch::Unreadable`]).
     pub fn add(&mut self, host: &str, fetch: Fetch) -> Result<(), BuildError> {
+        self.add_with_cause(host, fetch, "")
+    }
+
+    /// [`add`](BundleBuilder::add), recording why the host gets no rules
+    /// (say, "connection refused" for [`Fetch::Unreachable`]): the bundle
+    /// keeps `cause` for a host whose outcome decides every URL, and
+    /// [`HostInfo::cause`](crate::HostInfo::cause) gives it back, so that
+    /// an explanation can name it. A cause longer than 200 octets is cut
+    /// at a character boundary; an empty one, and the cause of a host with
+    /// rules, are not kept.
+    ///
+    /// # Errors
+    ///
+    /// As [`add`](BundleBuilder::add).
+    pub fn add_with_cause(
+        &mut self,
+        host: &str,
+        fetch: Fetch,
+        cause: &str,
+    ) -> Result<(), BuildError> {
         let name = normalize_host(host).map_err(BuildError::input)?;
         if let Fetch::Http { status: 200..=299, body } = &fetch {
             let kind = InputKind::of(body);
@@ -48,18 +68,27 @@ impl BundleBuilder {
             }
         }
         // A status outside 100-599 is not an HTTP response: a failed fetch.
+        let mut cause = cause.trim().to_string();
         let fetch = match fetch {
             Fetch::Http { status, .. } if !(100..=599).contains(&status) => {
+                if cause.is_empty() {
+                    cause = format!("status {status} is not an HTTP status");
+                }
                 Fetch::Unreachable
             }
             fetch => fetch,
+        };
+        let cause = match fetch.policy() {
+            Policy::Rules => None,
+            _ if cause.is_empty() => None,
+            _ => Some(cut(cause, wire::CAUSE_MAX)),
         };
         if self.hosts.contains_key(&name) {
             return Err(BuildError::input(format!(
                 "host '{name}' is given twice"
             )));
         }
-        self.hosts.insert(name, fetch);
+        self.hosts.insert(name, (fetch, cause));
         Ok(())
     }
 
@@ -79,13 +108,14 @@ impl BundleBuilder {
     ///
     /// Only if a table would exceed the format's 32-bit counts.
     pub fn finish(self) -> Result<Vec<u8>, BuildError> {
-        let mut hosts: Vec<(String, Fetch)> = self.hosts.into_iter().collect();
+        let mut hosts: Vec<(String, (Fetch, Option<String>))> =
+            self.hosts.into_iter().collect();
         hosts.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         // Distinct bodies, in order of first use.
         let mut member_of: HashMap<&[u8], u32> = HashMap::new();
         let mut bodies: Vec<&[u8]> = Vec::new();
         let mut entries = Vec::with_capacity(hosts.len());
-        for (_, fetch) in &hosts {
+        for (_, (fetch, _)) in &hosts {
             let entry = match (fetch.policy(), fetch) {
                 (Policy::Rules, Fetch::Http { body, .. }) => {
                     *member_of.entry(body).or_insert_with(|| {
@@ -105,7 +135,8 @@ impl BundleBuilder {
         let mut names = Vec::new();
         let mut host_tab = Vec::with_capacity(hosts.len() * HOST_REC);
         let mut slots = vec![0u32; slot_len];
-        for (i, ((name, fetch), entry)) in
+        let mut cause_tab = Vec::new();
+        for (i, ((name, (fetch, cause)), entry)) in
             hosts.iter().zip(&entries).enumerate()
         {
             let off = to_u32(names.len(), "host names")?;
@@ -119,6 +150,14 @@ impl BundleBuilder {
                 s = (s + 1) & (slot_len - 1);
             }
             slots[s] = i as u32 + 1;
+            if let Some(cause) = cause {
+                let off = to_u32(names.len(), "host names")?;
+                names.extend_from_slice(cause.as_bytes());
+                push_rec(
+                    &mut cause_tab,
+                    &[i as u32, off, cause.len() as u32, 0],
+                );
+            }
         }
         let mut out = vec![0u8; wire::HEADER_LEN];
         out.extend_from_slice(&host_tab);
@@ -127,6 +166,7 @@ impl BundleBuilder {
         }
         let member_tab_at = out.len();
         out.resize(out.len() + members.len() * MEMBER_REC, 0);
+        out.extend_from_slice(&cause_tab);
         out.extend_from_slice(&names);
         out.resize(out.len().next_multiple_of(wire::MEMBER_ALIGN), 0);
         let index_len = out.len();
@@ -159,11 +199,25 @@ impl BundleBuilder {
         out[44..48].copy_from_slice(&member_len.to_le_bytes());
         let slot_len = to_u32(slot_len, "hash slots")?;
         out[48..52].copy_from_slice(&slot_len.to_le_bytes());
+        let cause_len = to_u32(cause_tab.len() / CAUSE_REC, "causes")?;
+        out[52..56].copy_from_slice(&cause_len.to_le_bytes());
         let crc = wire::checksum(&out[..index_len]);
         out[wire::CHECKSUM_AT..wire::CHECKSUM_AT + 4]
             .copy_from_slice(&crc.to_le_bytes());
         Ok(out)
     }
+}
+
+/// `text` cut to at most `max` octets, at a character boundary.
+fn cut(mut text: String, max: usize) -> String {
+    if text.len() > max {
+        let mut end = max;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+    }
+    text
 }
 
 fn to_u32(n: usize, what: &str) -> Result<u32, BuildError> {

@@ -428,12 +428,14 @@ pub enum Target<'m, 'a> {
     /// The host's robots.txt rules (or the single rules file): one matcher
     /// per agent, in the checker's order.
     Rules(&'m Matchers<'a>),
-    /// The fetch outcome of the host's robots.txt decides every URL.
-    Fixed(Verdict, FetchStatus),
+    /// The fetch outcome of the host's robots.txt decides every URL, with
+    /// the cause the bundle recorded, if any
+    /// ([`HostInfo::cause`](crate::HostInfo::cause)).
+    Fixed(Verdict, FetchStatus, Option<&'a str>),
     /// The URL is the host's `/robots.txt`, which the rfc9309 dialect
     /// always allows (RFC 9309 section 2.2.2), whatever the fetch outcome
-    /// (this status) says about the host's other URLs.
-    RobotsTxt(FetchStatus),
+    /// (this status and cause) says about the host's other URLs.
+    RobotsTxt(FetchStatus, Option<&'a str>),
     /// The bundle has no entry for the host, or the URL has no host.
     Unknown,
     /// The URL's authority holds an octet RFC 3986 forbids there (see
@@ -450,14 +452,14 @@ impl Target<'_, '_> {
     #[inline]
     pub fn for_url(self, dialect: Dialect, url: &[u8]) -> Self {
         match self {
-            Target::Fixed(Verdict::Disallow, status)
+            Target::Fixed(Verdict::Disallow, status, cause)
                 if dialect == Dialect::Rfc9309
                     && is_rfc9309_robots_txt(MatchPath::parse(
                         url,
                         Dialect::Rfc9309,
                     )) =>
             {
-                Target::RobotsTxt(status)
+                Target::RobotsTxt(status, cause)
             }
             target => target,
         }
@@ -525,8 +527,8 @@ impl Target<'_, '_> {
     fn fixed_outcome(&self) -> Outcome {
         match *self {
             Target::Rules(_) => unreachable!("rules decide per agent"),
-            Target::Fixed(v, _) => Outcome::from(v),
-            Target::RobotsTxt(_) => Outcome::Allow,
+            Target::Fixed(v, ..) => Outcome::from(v),
+            Target::RobotsTxt(..) => Outcome::Allow,
             Target::Unknown => Outcome::Unknown,
             Target::Ambiguous => Outcome::Invalid,
         }
@@ -970,12 +972,16 @@ impl<'a> UrlChecker<'a> {
                     HostRules::Member(m) => {
                         Target::Rules(self.member_matchers(m)?)
                     }
-                    HostRules::AllowAll => {
-                        Target::Fixed(Verdict::Allow, host.status())
-                    }
-                    HostRules::DisallowAll => {
-                        Target::Fixed(Verdict::Disallow, host.status())
-                    }
+                    HostRules::AllowAll => Target::Fixed(
+                        Verdict::Allow,
+                        host.status(),
+                        host.cause(),
+                    ),
+                    HostRules::DisallowAll => Target::Fixed(
+                        Verdict::Disallow,
+                        host.status(),
+                        host.cause(),
+                    ),
                 }
             }
         };
@@ -1064,18 +1070,22 @@ pub fn write_why<'a>(
             write_reason(out, reason);
             return Some(reason);
         }
-        Some(Target::Fixed(v, status)) => {
+        Some(Target::Fixed(v, status, cause)) => {
             let what = match v {
                 Verdict::Allow => "unavailable: allow all",
                 Verdict::Disallow => "unreachable: disallow all",
             };
-            let text = format!("robots.txt {status}, {what} (RFC 9309)");
+            let text = format!(
+                "robots.txt {}, {what} (RFC 9309)",
+                Outage(status, cause)
+            );
             out.extend_from_slice(text.as_bytes());
         }
-        Some(Target::RobotsTxt(status)) => {
+        Some(Target::RobotsTxt(status, cause)) => {
             let text = format!(
                 "/robots.txt is always allowed (RFC 9309), although the \
-                 host's robots.txt was {status}"
+                 host's robots.txt was {}",
+                Outage(status, cause)
             );
             out.extend_from_slice(text.as_bytes());
         }
@@ -1095,6 +1105,19 @@ pub fn write_why<'a>(
         None => out.extend_from_slice(not_a_url(url).as_bytes()),
     }
     None
+}
+
+/// A fetch status with the cause recorded for it, in words: "unreachable
+/// (connection refused)", or the status alone.
+struct Outage<'a>(FetchStatus, Option<&'a str>);
+
+impl core::fmt::Display for Outage<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.1 {
+            Some(cause) => write!(f, "{} ({cause})", self.0),
+            None => write!(f, "{}", self.0),
+        }
+    }
 }
 
 /// Why a line's URL part `url` is not a URL, where a cause is not plain

@@ -20,7 +20,7 @@ enum LoadErrorKind {
     Magic,
     Endianness,
     Version { found: u32, expected: u32 },
-    BundleVersion { found: u32, expected: u32 },
+    BundleVersion { found: u32, oldest: u32, newest: u32 },
     Length { header: u64, actual: usize },
     Checksum { stored: u32, computed: u32 },
     Alignment { address: usize },
@@ -40,11 +40,15 @@ impl LoadError {
     pub(crate) fn endianness() -> LoadError {
         LoadError { kind: LoadErrorKind::Endianness }
     }
-    pub(crate) fn version(found: u32, expected: u32) -> LoadError {
+    pub(crate) fn version(found: u32, read: (u32, u32)) -> LoadError {
+        let expected = read.1;
         LoadError { kind: LoadErrorKind::Version { found, expected } }
     }
-    pub(crate) fn bundle_version(found: u32, expected: u32) -> LoadError {
-        LoadError { kind: LoadErrorKind::BundleVersion { found, expected } }
+    pub(crate) fn bundle_version(found: u32, read: (u32, u32)) -> LoadError {
+        let (oldest, newest) = read;
+        LoadError {
+            kind: LoadErrorKind::BundleVersion { found, oldest, newest },
+        }
     }
     pub(crate) fn length(header: u64, actual: usize) -> LoadError {
         LoadError { kind: LoadErrorKind::Length { header, actual } }
@@ -97,12 +101,11 @@ impl fmt::Display for LoadError {
                  robots.txt with this version of robofilter)",
                 expected
             ),
-            BundleVersion { found, expected } => write!(
+            BundleVersion { found, oldest, newest } => write!(
                 f,
                 "bundle format version {found} is not supported \
-                 (this robofilter reads version {}; compile the bundle \
-                 again with this version of robofilter)",
-                expected
+                 (this robofilter reads versions {oldest} to {newest}; \
+                 compile the bundle again with this version of robofilter)",
             ),
             Length { header, actual } => write!(
                 f,

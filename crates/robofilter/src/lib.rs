@@ -148,7 +148,9 @@ pub use crate::url::{
     url_host_key,
 };
 pub use crate::verdict::{GroupSource, RuleKind, Verdict};
-pub use crate::wire::{BUNDLE_FORMAT_VERSION, FORMAT_VERSION};
+pub use crate::wire::{
+    BUNDLE_FORMAT_OLDEST, BUNDLE_FORMAT_VERSION, FORMAT_VERSION,
+};
 
 #[cfg(feature = "compile")]
 pub use crate::bundle_build::BundleBuilder;

@@ -355,7 +355,7 @@ impl<'a> Rules<'a> {
         wire::check_header(
             bytes,
             wire::MAGIC,
-            FORMAT_VERSION,
+            FORMAT_VERSION..=FORMAT_VERSION,
             LoadError::version,
         )?;
         // The side section is outside the checksum and is not read here.

@@ -68,17 +68,24 @@
 //! | 40 | 4 | host count `h` |
 //! | 44 | 4 | member count `m` |
 //! | 48 | 4 | hash slot count `s` (a power of two, `s > h`) |
-//! | 52 | 12 | reserved, zero |
+//! | 52 | 4 | cause count `c` (version 4; zero in version 3) |
+//! | 56 | 8 | reserved, zero |
 //! | 64 | 16 x h | hosts, sorted by name: name offset, name length, entry, status |
 //! | .. | 4 x s | hash slots: host index + 1, or 0 (empty) |
 //! | .. | 16 x m | members: offset (u64), length (u64), 64-byte aligned |
-//! | .. | .. | host names |
+//! | .. | 16 x c | causes, by increasing host index: host index, text offset, text length, zero |
+//! | .. | .. | host names and cause texts |
 //! | index_len | .. | members, each a rules file with its own checksum (and side section) |
 //!
 //! A host's *entry* is a member index, or `ALLOW_ALL` / `DISALLOW_ALL`.
 //! Its *status* is the fetch outcome: an HTTP status, `STATUS_UNREACHABLE`,
 //! `STATUS_REDIRECTS` or `STATUS_UNREADABLE`. The hash is `host_hash` (in
 //! `bundle.rs`) of the name; slots are probed linearly from `hash & (s - 1)`.
+//! A *cause* is the recorded reason, in words, why a host whose entry is
+//! `ALLOW_ALL` or `DISALLOW_ALL` got no rules (say, "connection refused"):
+//! UTF-8 text of at most `CAUSE_MAX` octets, stored after the host names.
+
+use core::ops::RangeInclusive;
 
 use crate::error::LoadError;
 
@@ -153,15 +160,23 @@ pub(crate) const NOTE_FILE_WORK: u32 = 4;
 /// A rule has more `*` than a DFA is attempted for.
 pub(crate) const NOTE_RULE_STARS: u32 = 5;
 
-/// The bundle format version this crate reads and writes.
+/// The bundle format version this crate writes.
 /// Version 2: its members are rules files of format version 2 (so an
 /// older reader refuses the bundle when opening it, not at its first
-/// member); version 3, of format version 3.
-pub const BUNDLE_FORMAT_VERSION: u32 = 3;
+/// member); version 3, of format version 3; version 4 adds the causes
+/// table (why a host got no rules).
+pub const BUNDLE_FORMAT_VERSION: u32 = 4;
+/// The oldest bundle format version this crate reads: a version 3 bundle
+/// is a version 4 bundle without causes.
+pub const BUNDLE_FORMAT_OLDEST: u32 = 3;
 
 pub(crate) use crate::kind::BUNDLE_MAGIC;
 pub(crate) const HOST_REC: usize = 16;
 pub(crate) const MEMBER_REC: usize = 16;
+pub(crate) const CAUSE_REC: usize = 16;
+/// The longest cause a bundle stores, in octets (a longer one is cut at a
+/// character boundary).
+pub(crate) const CAUSE_MAX: usize = 200;
 
 /// Bundle entry code: every URL of the host is allowed.
 pub(crate) const ALLOW_ALL: u32 = u32::MAX;
@@ -193,10 +208,10 @@ pub(crate) fn checksum(bytes: &[u8]) -> u32 {
 pub(crate) fn check_header(
     bytes: &[u8],
     magic: &[u8; 8],
-    version: u32,
-    version_error: fn(u32, u32) -> LoadError,
+    versions: RangeInclusive<u32>,
+    version_error: fn(u32, (u32, u32)) -> LoadError,
 ) -> Result<(), LoadError> {
-    check_header_of(bytes, magic, version, version_error, bytes.len() as u64)
+    check_header_of(bytes, magic, versions, version_error, bytes.len() as u64)
 }
 
 /// [`check_header`] of a container `file_len` octets long, of which
@@ -204,8 +219,8 @@ pub(crate) fn check_header(
 pub(crate) fn check_header_of(
     bytes: &[u8],
     magic: &[u8; 8],
-    version: u32,
-    version_error: fn(u32, u32) -> LoadError,
+    versions: RangeInclusive<u32>,
+    version_error: fn(u32, (u32, u32)) -> LoadError,
     file_len: u64,
 ) -> Result<(), LoadError> {
     if bytes.len() < HEADER_LEN {
@@ -218,8 +233,9 @@ pub(crate) fn check_header_of(
         return Err(LoadError::endianness());
     }
     let found = u32_at(bytes, 12);
-    if found != version {
-        return Err(version_error(found, version));
+    if !versions.contains(&found) {
+        let read = (*versions.start(), *versions.end());
+        return Err(version_error(found, read));
     }
     let header_len = u64_at(bytes, 16);
     if header_len != file_len {

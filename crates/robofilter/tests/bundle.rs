@@ -186,6 +186,79 @@ fn a_status_outside_100_599_is_an_unreachable_host() {
     }
 }
 
+/// A host without rules keeps the cause it was added with (cut at a
+/// character boundary past 200 octets); a host with rules keeps none, and
+/// the explanation of its URLs names the cause.
+#[test]
+fn causes_are_kept_for_hosts_without_rules() {
+    let long = "é".repeat(150); // 300 octets
+    let mut b = BundleBuilder::new(Config::new());
+    let cases: [(&str, Fetch, &str); 6] = [
+        ("a.example", Fetch::Unreachable, "connection refused"),
+        ("b.example", Fetch::http(503, 0, vec![]), " HTTP 503 from x "),
+        ("c.example", Fetch::http(404, 0, vec![]), ""),
+        ("d.example", Fetch::http(200, 0, b"Disallow: /".to_vec()), "n"),
+        ("e.example", Fetch::Http { status: 999, body: vec![] }, ""),
+        ("f.example", Fetch::Unreadable, &long),
+    ];
+    for (host, fetch, cause) in cases {
+        b.add_with_cause(host, fetch, cause).unwrap();
+    }
+    let bytes = AlignedBytes::from(&b.finish().unwrap()[..]);
+    let bundle = Bundle::from_bytes(bytes.as_bytes()).unwrap();
+    let cause = |host: &str| {
+        bundle.host(bundle.find(host.as_bytes()).unwrap()).cause()
+    };
+    assert_eq!(cause("a.example"), Some("connection refused"));
+    assert_eq!(cause("b.example"), Some("HTTP 503 from x"));
+    assert_eq!(cause("c.example"), None);
+    assert_eq!(cause("d.example"), None, "a host with rules keeps no cause");
+    assert_eq!(cause("e.example"), Some("status 999 is not an HTTP status"));
+    assert_eq!(cause("f.example"), Some(&long[..200]));
+
+    let members = Arc::new(Members::new(&bundle));
+    let checker = UrlChecker::bundle(&bundle, members, &["bot"]).unwrap();
+    let mut cache = HostCache::new();
+    let url = b"http://a.example/x";
+    let target = checker.target(url, &mut cache).unwrap();
+    let mut why = Vec::new();
+    robofilter::write_why(&mut why, url, Some(target), 0);
+    assert_eq!(
+        String::from_utf8(why).unwrap(),
+        "robots.txt unreachable (connection refused), unreachable: \
+         disallow all (RFC 9309)"
+    );
+}
+
+/// A version 3 bundle (written before the causes table) still loads:
+/// the field that now counts causes was reserved and zero.
+#[test]
+fn a_version_3_bundle_still_loads() {
+    let hosts = vec![
+        ("a.example".to_string(), Fetch::Unreachable),
+        (
+            "b.example".to_string(),
+            Fetch::http(200, 0, b"User-agent: *\nDisallow: /x\n".to_vec()),
+        ),
+    ];
+    let mut v3 = build(&hosts, Config::new()).as_bytes().to_vec();
+    v3[12..16].copy_from_slice(&3u32.to_le_bytes());
+    v3[24..28].fill(0);
+    let index_len = u64::from_le_bytes(v3[32..40].try_into().unwrap());
+    let crc = crc32fast::hash(&v3[..index_len as usize]);
+    v3[24..28].copy_from_slice(&crc.to_le_bytes());
+    let v3 = AlignedBytes::from(&v3[..]);
+    let bundle = Bundle::from_bytes(v3.as_bytes()).unwrap();
+    let b = bundle.host(bundle.find(b"b.example").unwrap());
+    assert!(matches!(b.rules(), HostRules::Member(0)));
+    assert_eq!(bundle.host(0).cause(), None);
+    let mut v2 = v3.as_bytes().to_vec();
+    v2[12..16].copy_from_slice(&2u32.to_le_bytes());
+    let v2 = AlignedBytes::from(&v2[..]);
+    let err = Bundle::from_bytes(v2.as_bytes()).unwrap_err().to_string();
+    assert!(err.contains("versions 3 to 4"), "{err}");
+}
+
 #[test]
 fn empty_bundle_loads_and_knows_no_host() {
     let bytes = build(&[], Config::new());
@@ -214,9 +287,14 @@ fn damage_is_rejected_at_open_or_member_load() {
             ),
         ),
         ("c.example".to_string(), Fetch::http(404, 0, Vec::new())),
-        ("d.example".to_string(), Fetch::Unreachable),
     ];
-    let good = build(&hosts, Config::new());
+    let mut b = BundleBuilder::new(Config::new());
+    for (h, f) in hosts {
+        b.add(&h, f).unwrap();
+    }
+    b.add_with_cause("d.example", Fetch::Unreachable, "connection refused")
+        .unwrap();
+    let good = AlignedBytes::from(&b.finish().unwrap()[..]);
     let good = good.as_bytes();
     let all_load = |bytes: &[u8]| -> bool {
         let bytes = AlignedBytes::from(bytes);

@@ -131,7 +131,7 @@ fn explanations_name_the_robots_txt_exception_and_the_ambiguous_host() {
         write_why(&mut out, url, Some(target), 0);
         let text = String::from_utf8(out).unwrap();
         if robots_txt {
-            assert!(matches!(target, Target::RobotsTxt(_)), "{target:?}");
+            assert!(matches!(target, Target::RobotsTxt(..)), "{target:?}");
             assert!(text.contains("/robots.txt is always allowed"), "{text}");
             assert!(text.contains("HTTP 503"), "{text}");
         } else {

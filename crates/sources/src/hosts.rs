@@ -95,6 +95,7 @@ pub fn read_hosts_dir(
                 host: host.to_string(),
                 fetch: Fetch::Http { status: 200, body },
                 origin,
+                cause: String::new(),
             }),
             Err(msg) => {
                 stats.unreadable(&mut out, host.to_string(), origin, msg)

@@ -41,6 +41,10 @@ pub struct HostSource {
     pub host: String,
     /// What the crawler got.
     pub fetch: Fetch,
+    /// Why a fetch gave no rules, in words, when known (a manifest's
+    /// `"error"`, or what made the member bad); empty otherwise. The
+    /// bundle keeps it for hosts without rules, and explanations name it.
+    pub cause: String,
     /// Where it came from, for messages: `DIR/x.txt`, `FILE:LINE` or
     /// `FILE at byte OFFSET`.
     pub origin: String,
@@ -69,7 +73,9 @@ pub fn build_bundle(
 ) -> Result<robofilter::AlignedBytes> {
     let mut builder = robofilter::BundleBuilder::new(config);
     for s in sources {
-        builder.add(&s.host, s.fetch).with_context(|| s.origin.clone())?;
+        builder
+            .add_with_cause(&s.host, s.fetch, &s.cause)
+            .with_context(|| s.origin.clone())?;
     }
     let bytes = builder.finish().context("cannot build the bundle")?;
     let bytes = robofilter::AlignedBytes::from(&bytes[..]);
@@ -134,11 +140,13 @@ impl SourceStats {
         origin: String,
         msg: impl std::fmt::Display,
     ) {
+        let cause = msg.to_string();
         self.bad.push(format!(
-            "{origin}: {msg}; host '{host}' recorded as unreadable (its URLs \
-             are disallowed)"
+            "{origin}: {cause}; host '{host}' recorded as unreadable (its \
+             URLs are disallowed)"
         ));
-        out.push(HostSource { host, fetch: Fetch::Unreadable, origin });
+        let fetch = Fetch::Unreadable;
+        out.push(HostSource { host, fetch, origin, cause });
     }
 }
 

@@ -199,7 +199,8 @@ pub fn read_manifest(
         if entry.not_http {
             not_http.push(key);
         }
-        stats.add(&mut out, HostSource { host, fetch: entry.fetch, origin });
+        let (fetch, cause) = (entry.fetch, entry.cause);
+        stats.add(&mut out, HostSource { host, fetch, origin, cause });
     }
     if !unknown.is_empty() {
         let mut keys = String::new();
@@ -280,6 +281,9 @@ struct Line {
     /// is dropped.
     #[serde(default)]
     truncated: Option<bool>,
+    /// Why the fetch failed, in words (`robofilter fetch` writes it).
+    #[serde(default)]
+    error: Option<String>,
     #[serde(flatten)]
     unknown: BTreeMap<String, IgnoredAny>,
 }
@@ -319,6 +323,8 @@ impl<'de> Deserialize<'de> for Status {
 #[derive(Debug)]
 struct Entry {
     fetch: Fetch,
+    /// The line's `"error"`, or empty.
+    cause: String,
     /// Keys other than the known ones.
     unknown: Vec<String>,
     /// A body was given with a status other than 2xx.
@@ -372,7 +378,8 @@ impl Line {
             .into_keys()
             .filter(|k| !ENTRY_KEYS.contains(&k.as_str()))
             .collect();
-        Ok(Entry { fetch, unknown, ignored_body, not_http })
+        let cause = self.error.unwrap_or_default();
+        Ok(Entry { fetch, cause, unknown, ignored_body, not_http })
     }
 }
 

@@ -160,7 +160,12 @@ pub fn read_warc(
             not_http.push(host.to_string());
         }
         let host = host.to_string();
-        stats.add(&mut out, HostSource { host, fetch, origin });
+        let cause = match fetch {
+            Fetch::Unreachable => "the capture's status is not HTTP's",
+            _ => "",
+        };
+        let cause = cause.to_string();
+        stats.add(&mut out, HostSource { host, fetch, origin, cause });
     }
 
     let notes = &mut stats.notes;
