@@ -54,6 +54,17 @@ class Explanations(TypedDict):
     fields: NotRequired[str | bytes]
     reasons: dict[str, Why]
 
+class Directive(TypedDict):
+    """A robots.txt line that decides no verdict (``Rules.directives``)."""
+
+    line: int
+    key: str
+    value: str
+    #: The group's index in the file; ``None`` before any ``user-agent``.
+    group: int | None
+    #: That group's ``user-agent`` values.
+    agents: list[str]
+
 class VerdictBatches(Iterator[pa.RecordBatch]):
     """The lazy iterator returned by ``Rules.filter_batches``."""
 
@@ -132,6 +143,19 @@ class Rules:
     def explain(self, url: str | bytes, agent: Agents) -> Explanations: ...
     def explain(self, url: str | bytes, agent: str | Agents) -> Explanation | Explanations:
         """The verdict with its reason, as ``filter --json --explain``."""
+    def crawl_delay(self, agent: str, host: str | None = None) -> float | None:
+        """The crawl delay in seconds of the groups that apply to ``agent``
+        (the first numeric ``crawl-delay`` line of the groups naming it, or
+        else of the ``*`` groups); ``None`` if there is none. For a bundle
+        or shard directory, ``host`` names the host (host name or URL;
+        ``KeyError`` if the bundle has no entry for it)."""
+    def sitemaps(self, host: str | None = None) -> list[str]:
+        """The sitemap URLs, in file order (``host`` as for ``crawl_delay``)."""
+    def directives(self, host: str | None = None, *, agent: str | None = None) -> list[Directive]:
+        """The lines that decide no verdict (Content-Signal, Content-Usage,
+        Request-rate, Host, Crawl-delay, unknown keys), in file order, as
+        ``inspect --json`` lists them (``host`` as for ``crawl_delay``);
+        with ``agent``, only those of the groups whose rules it gets."""
     @overload
     def check(
         self,

@@ -36,6 +36,7 @@ use robofilter::{
 use robofilter_io::Compiled;
 use robofilter_sources::HostSource;
 
+mod facts;
 mod functions;
 
 create_exception!(
@@ -295,6 +296,52 @@ impl PyRules {
             }
             Form::Shards { .. } => unreachable!("shards have their own"),
         })
+    }
+
+    /// Runs `f` with the compiled robots.txt that speaks for `host`: the
+    /// rules file itself (`host` must be `None`), or the host's member of
+    /// a bundle or shard directory (`None` for a host whose fetch outcome
+    /// decides every URL). A bundle needs `host`, and a host without an
+    /// entry is a `KeyError`.
+    fn with_host_rules<T>(
+        &self,
+        host: Option<&str>,
+        f: impl for<'a> FnOnce(Option<&Rules<'a>>) -> PyResult<T>,
+    ) -> PyResult<T> {
+        let single = self.loaded.with_dependent(|_, view| match &view.rules {
+            Form::Single(_) => true,
+            Form::Bundle { .. } | Form::Shards { .. } => false,
+        });
+        match (single, host) {
+            (true, None) => self.loaded.with_dependent(|_, view| {
+                let Form::Single(rules) = &view.rules else {
+                    unreachable!("checked above")
+                };
+                f(Some(rules))
+            }),
+            (true, Some(_)) => Err(PyValueError::new_err(format!(
+                "'{}' is one robots.txt, which speaks for its own host: call \
+                 without host=",
+                self.name
+            ))),
+            (false, None) => Err(PyValueError::new_err(format!(
+                "'{}' holds many hosts: name one with host= (a host name or \
+                 a URL)",
+                self.name
+            ))),
+            (false, Some(host)) => {
+                let key = facts::host_key(host)?;
+                self.with_checker(&[], |checker| {
+                    let entry = checker
+                        .host_entry(&key)
+                        .map_err(|e| error(format!("'{}', {e}", self.name)))?;
+                    match entry {
+                        Some(entry) => f(entry.rules),
+                        None => Err(facts::no_entry(&key)),
+                    }
+                })
+            }
+        }
     }
 
     /// Runs `f` with the outcome of one line for each of `agents` and
@@ -981,6 +1028,60 @@ impl PyRules {
             }
         }
         Ok(dict)
+    }
+
+    /// The crawl delay in seconds that applies to `agent`: the first
+    /// `crawl-delay` line, in file order, of the groups whose rules the
+    /// agent gets (those naming it, or else the `*` groups) whose value is
+    /// a number. `None` if there is none, or the host has no robots.txt
+    /// rules. For a bundle or shard directory, `host` names the host (a
+    /// host name or a URL; `KeyError` if it has no entry).
+    #[pyo3(signature = (agent, host = None))]
+    fn crawl_delay(
+        &self,
+        agent: &str,
+        host: Option<&str>,
+    ) -> PyResult<Option<f64>> {
+        self.warn_agents(&[agent])?;
+        self.with_host_rules(host, |rules| match rules {
+            Some(rules) => rules
+                .crawl_delay(agent)
+                .map_err(|e| error(format!("'{}': {e}", self.name))),
+            None => Ok(None),
+        })
+    }
+
+    /// The sitemap URLs the robots.txt lists, in file order (`host` as
+    /// for `crawl_delay`).
+    #[pyo3(signature = (host = None))]
+    fn sitemaps<'py>(
+        &self,
+        py: Python<'py>,
+        host: Option<&str>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        self.with_host_rules(host, |rules| facts::sitemaps(py, rules))
+    }
+
+    /// The robots.txt's lines that decide no verdict (Content-Signal,
+    /// Content-Usage, Request-rate, Host, Crawl-delay, unknown keys), in
+    /// file order, as `inspect --json` lists them: a dict each with
+    /// `line`, `key` (as written; `Crawl-delay` for crawl delays),
+    /// `value`, `group` (the group's index in the file, `None` before any
+    /// `user-agent` line) and `agents` (that group's `user-agent` values).
+    /// `host` as for `crawl_delay`. With `agent`, only the lines of the
+    /// groups whose rules that agent gets (those naming it, or else the
+    /// `*` groups).
+    #[pyo3(signature = (host = None, *, agent = None))]
+    fn directives<'py>(
+        &self,
+        py: Python<'py>,
+        host: Option<&str>,
+        agent: Option<&str>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        if let Some(agent) = agent {
+            self.warn_agents(&[agent])?;
+        }
+        self.with_host_rules(host, |rules| facts::directives(py, rules, agent))
     }
 
     /// The verdicts of many URLs: a pyarrow `dictionary<uint8, string>`

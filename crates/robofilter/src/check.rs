@@ -16,7 +16,7 @@ use std::ops::ControlFlow;
 use std::sync::{Arc, OnceLock};
 
 use crate::access::FetchStatus;
-use crate::bundle::{Bundle, HostRules, MemberSpan};
+use crate::bundle::{Bundle, HostInfo, HostRules, MemberSpan};
 use crate::dialect::Dialect;
 use crate::error::{AgentError, LoadError};
 use crate::matcher::is_rfc9309_robots_txt;
@@ -689,6 +689,17 @@ enum Scope<'a> {
     },
 }
 
+/// A host's entry in a bundle or shard directory
+/// ([`UrlChecker::host_entry`]).
+#[derive(Clone, Copy, Debug)]
+pub struct HostEntry<'m, 'a> {
+    /// The host: its name, fetch outcome and recorded cause.
+    pub info: HostInfo<'a>,
+    /// Its robots.txt, compiled; `None` for a host whose fetch outcome
+    /// decides every URL (allow all, disallow all).
+    pub rules: Option<&'m Rules<'a>>,
+}
+
 /// Opens shard `i` of a sharded bundle ([`UrlChecker::shards`]): its
 /// bundle and members. The caller does the I/O; its error names the file.
 pub type ShardOpener<'a> = dyn Fn(usize) -> Result<(Bundle<'a>, Arc<Members<'a>>), String>
@@ -851,6 +862,43 @@ impl<'a> UrlChecker<'a> {
             })
             .as_ref()
             .map_err(Clone::clone)
+    }
+
+    /// The entry of the host whose key is `key` (see
+    /// [`url_host_key`](crate::url_host_key)) in the checker's bundle or
+    /// shards, with its compiled robots.txt when it has one (loaded as
+    /// deciding one of its URLs would load it): what a caller reads the
+    /// host's sitemaps, crawl delay and other lines from. `None`: no entry
+    /// for the host, or the checker has one rules file and no hosts.
+    ///
+    /// # Errors
+    ///
+    /// A [`MemberError`] if the host's member or shard cannot be loaded.
+    pub fn host_entry<'m>(
+        &'m self,
+        key: &[u8],
+    ) -> Result<Option<HostEntry<'m, 'a>>, MemberError> {
+        match &self.scope {
+            Scope::Single(_) => Ok(None),
+            Scope::Hosts { bundle, members, .. } => {
+                let Some(i) = bundle.find(key) else { return Ok(None) };
+                let info = bundle.host(i);
+                let rules = match info.rules() {
+                    HostRules::Member(m) => Some(
+                        members
+                            .get(bundle, m)
+                            .map_err(|e| MemberError::new(m, e.to_string()))?,
+                    ),
+                    HostRules::AllowAll | HostRules::DisallowAll => None,
+                };
+                Ok(Some(HostEntry { info, rules }))
+            }
+            Scope::Shards { shards, .. } => {
+                let s = shard_of_key(key, shards.len() as u32) as usize;
+                let shard = self.shard(s)?;
+                shard.host_entry(key).map_err(|e| e.in_shard(s))
+            }
+        }
     }
 
     /// Whether one rules file decides every URL, whatever its host (no

@@ -128,9 +128,9 @@ pub use crate::agent::check_product_token;
 pub use crate::aligned::AlignedBytes;
 pub use crate::bundle::{Bundle, HostInfo, HostRules, MemberSpan, host_hash};
 pub use crate::check::{
-    HostCache, Matchers, MemberError, MemberReader, Members, Outcome,
-    ShardOpener, Target, UrlChecker, for_each_url_line, next_url_line,
-    url_line, write_reason, write_why,
+    HostCache, HostEntry, Matchers, MemberError, MemberReader, Members,
+    Outcome, ShardOpener, Target, UrlChecker, for_each_url_line,
+    next_url_line, url_line, write_reason, write_why,
 };
 pub use crate::dialect::{Dialect, ParseDialectError};
 pub use crate::error::{AgentError, LoadError};

@@ -705,6 +705,23 @@ impl<'a> Rules<'a> {
     /// product token ([`check_product_token`]). The google dialect takes any
     /// agent, as the reference does (a non-token falls back to `*`).
     pub fn matcher(&self, agent: &str) -> Result<Matcher<'a>, AgentError> {
+        let info = self.agent_info(agent)?;
+        let (group, engine) = match info.group {
+            Some(g) => (g as u32, self.engine(g)),
+            None => (wire::NO_GROUP, Engine::AllowAll),
+        };
+        let engine = match engine {
+            Engine::Direct(None) => {
+                Engine::Direct(Some(Arc::new(self.direct_index(group))))
+            }
+            other => other,
+        };
+        Ok(Matcher { rules: self.clone(), group, source: info.source, engine })
+    }
+
+    /// The agent's entry: its group and where the group comes from (its
+    /// name is left empty), as [`Rules::matcher`] finds it.
+    fn agent_info(&self, agent: &str) -> Result<AgentInfo<'a>, AgentError> {
         if self.dialect == Dialect::Rfc9309 {
             check_product_token(agent)?;
         }
@@ -728,7 +745,7 @@ impl<'a> Rules<'a> {
             }
             hit
         };
-        let info = match found {
+        Ok(match found {
             Some(i) => AgentInfo {
                 name: b"",
                 group: Some(names.get(i, 2))
@@ -748,18 +765,78 @@ impl<'a> Rules<'a> {
                     return Err(AgentError::new(needle, known));
                 }
             },
+        })
+    }
+
+    /// The crawl delay, in seconds, of the groups that apply to `agent`
+    /// (those naming it, or else the `*` groups, as for its rules): the
+    /// first of their `crawl-delay` lines, in file order, whose value is a
+    /// number (`10`, `0.5`). `None` when no such line applies.
+    ///
+    /// # Errors
+    ///
+    /// As [`Rules::matcher`]: an agent the file was not compiled for, or
+    /// in the rfc9309 dialect a value that is not a product token.
+    ///
+    /// ```
+    /// use robofilter::{AlignedBytes, Compiler, Rules};
+    ///
+    /// let robots = b"User-agent: a\nCrawl-delay: 2.5\n\n\
+    ///                User-agent: *\nCrawl-delay: 10\nDisallow: /x\n";
+    /// let bytes = AlignedBytes::from(&Compiler::new().compile(robots)?[..]);
+    /// let rules = Rules::from_bytes(bytes.as_bytes())?;
+    /// assert_eq!(rules.crawl_delay("A")?, Some(2.5));
+    /// assert_eq!(rules.crawl_delay("other")?, Some(10.0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn crawl_delay(&self, agent: &str) -> Result<Option<f64>, AgentError> {
+        let applies = self.applies_to(agent)?;
+        Ok(self
+            .crawl_delays()
+            .filter(|d| d.group().is_some() && applies(d.agents()))
+            .find_map(|d| seconds(d.text())))
+    }
+
+    /// Which groups' records (crawl delays, other lines) apply to `agent`:
+    /// a test of a record's group, given as its `user-agent` values
+    /// ([`Record::agents`], [`OtherRecord::agents`]). A group applies when
+    /// its rules are the agent's: it names the agent's product token, or,
+    /// when no group does, it is a `*` group. A record outside any group
+    /// (empty values) never applies.
+    ///
+    /// # Errors
+    ///
+    /// As [`Rules::matcher`].
+    pub fn applies_to(
+        &self,
+        agent: &str,
+    ) -> Result<impl Fn(&[u8]) -> bool + use<'_>, AgentError> {
+        let source = self.agent_info(agent)?.source;
+        let token = |v: &[u8]| {
+            let n = v
+                .iter()
+                .take_while(|&&b| {
+                    b.is_ascii_alphabetic() || matches!(b, b'-' | b'_')
+                })
+                .count();
+            v[..n].to_vec()
         };
-        let (group, engine) = match info.group {
-            Some(g) => (g as u32, self.engine(g)),
-            None => (wire::NO_GROUP, Engine::AllowAll),
-        };
-        let engine = match engine {
-            Engine::Direct(None) => {
-                Engine::Direct(Some(Arc::new(self.direct_index(group))))
-            }
-            other => other,
-        };
-        Ok(Matcher { rules: self.clone(), group, source: info.source, engine })
+        let needle = token(agent.as_bytes());
+        Ok(move |agents: &[u8]| {
+            agents.split(|&b| b == b'\n').any(|value| match source {
+                GroupSource::Specific => {
+                    let global = value.first() == Some(&b'*');
+                    !global
+                        && !value.is_empty()
+                        && token(value).eq_ignore_ascii_case(&needle)
+                }
+                GroupSource::Global => {
+                    value.first() == Some(&b'*')
+                        && value.get(1).is_none_or(u8::is_ascii_whitespace)
+                }
+                GroupSource::None => false,
+            })
+        })
     }
 
     fn direct_index(&self, g: u32) -> DirectIndex {
@@ -969,6 +1046,22 @@ impl<'a> Rules<'a> {
     pub fn diagnostics(&self) -> impl Iterator<Item = Record<'a>> + '_ {
         self.records(self.diagnostics, 8, false)
     }
+}
+
+/// A crawl-delay value as seconds: digits, optionally a point and more
+/// digits (`10`, `0.5`, `2.`); anything else (`-1`, `1e3`, `fast`) is not a
+/// delay.
+fn seconds(value: &[u8]) -> Option<f64> {
+    let value = value.trim_ascii();
+    let (int, frac) = match value.iter().position(|&b| b == b'.') {
+        Some(dot) => (&value[..dot], &value[dot + 1..]),
+        None => (value, &b""[..]),
+    };
+    let digits = |s: &[u8]| s.iter().all(u8::is_ascii_digit);
+    if int.is_empty() || !digits(int) || !digits(frac) {
+        return None;
+    }
+    core::str::from_utf8(value).ok()?.parse().ok()
 }
 
 fn cmp_ignore_case(a: &[u8], b: &[u8]) -> core::cmp::Ordering {

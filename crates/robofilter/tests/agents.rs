@@ -61,3 +61,91 @@ fn google_keeps_the_reference_fallback_for_such_agents() {
         assert!(robofilter::check_product_token(agent).is_err());
     }
 }
+
+/// `Rules::crawl_delay` against an oracle over the parsed file: the groups
+/// the parser selects for the agent (by group index, not by reading the
+/// stored `user-agent` values back), their first numeric crawl-delay.
+#[test]
+fn crawl_delay_comes_from_the_groups_whose_rules_apply() {
+    use crate::random::Rng;
+    use robofilter::{GroupSource, RobotsTxt};
+    let lines: &[&[u8]] = &[
+        b"User-agent: a",
+        b"User-agent: B",
+        b"User-agent: *",
+        b"User-agent: * x",
+        b"User-agent: a/1.0",
+        b"User-agent: ab",
+        b"Crawl-delay: 1",
+        b"Crawl-delay: 2.5",
+        b"crawl-delay:  7 ",
+        b"Crawl-delay: fast",
+        b"Crawl-delay: -3",
+        b"Disallow: /p",
+        b"Allow: /q",
+        b"",
+    ];
+    let agents = ["a", "A", "b", "ab", "c", "*"];
+    let mut rng = Rng::new(41);
+    let (mut some, mut star) = (0, 0);
+    for round in 0..3000 {
+        let mut robots = Vec::new();
+        for _ in 0..rng.below(12) {
+            robots.extend_from_slice(lines[rng.below(lines.len())]);
+            robots.push(b'\n');
+        }
+        for dialect in [Dialect::Google, Dialect::Rfc9309] {
+            let parsed = RobotsTxt::parse(&robots, dialect);
+            let config = Config::new().dialect(dialect);
+            let bytes =
+                Compiler::with_config(config).compile(&robots).unwrap();
+            let bytes = AlignedBytes::from(&bytes[..]);
+            let rules = Rules::from_bytes(bytes.as_bytes()).unwrap();
+            for agent in agents {
+                // The oracle: the groups `select` merges for the agent.
+                let names = |g: &robofilter::Group| {
+                    g.agents().iter().any(|ua| {
+                        !ua.is_global()
+                            && ua
+                                .token()
+                                .eq_ignore_ascii_case(agent.as_bytes())
+                    })
+                };
+                let source = parsed.select(&[agent]).source();
+                let chosen: Vec<usize> = (0..parsed.groups().len())
+                    .filter(|&i| match source {
+                        GroupSource::Specific => names(&parsed.groups()[i]),
+                        GroupSource::Global => parsed.groups()[i].is_global(),
+                        _ => false,
+                    })
+                    .collect();
+                let want = parsed
+                    .crawl_delays()
+                    .iter()
+                    .filter(|d| d.group().is_some_and(|g| chosen.contains(&g)))
+                    .find_map(|d| {
+                        let v = std::str::from_utf8(d.value()).ok()?.trim();
+                        let numeric = !v.is_empty()
+                            && v.bytes()
+                                .all(|b| b.is_ascii_digit() || b == b'.')
+                            && v.bytes().filter(|&b| b == b'.').count() <= 1
+                            && !v.starts_with('.');
+                        numeric.then(|| v.parse::<f64>().unwrap())
+                    });
+                let got = rules.crawl_delay(agent).unwrap();
+                some += usize::from(got.is_some());
+                star += usize::from(
+                    got.is_some() && source == GroupSource::Global,
+                );
+                assert_eq!(
+                    got,
+                    want,
+                    "round {round}, {dialect}, agent {agent}:\n{}",
+                    String::from_utf8_lossy(&robots)
+                );
+            }
+        }
+    }
+    // Both kinds of group gave delays, often.
+    assert!(some > 3000 && star > 500, "{some} delays, {star} from `*`");
+}
