@@ -23,6 +23,8 @@ manifest that ``Rules.compile_hosts`` and ``robofilter compile --manifest``
 read, as ``robofilter fetch`` does.
 
 ``robofilter.spark.filter_frontier`` runs the same on a PySpark DataFrame.
+``robofilter.scrapy.RobotParser`` is a Scrapy ``ROBOTSTXT_PARSER`` (needs Scrapy).
+``robofilter.compat.RobotFileParser`` is a drop-in for ``urllib.robotparser``'s.
 ``robofilter.shard_of(urls, n)`` gives each URL's or host's shard, as
 ``robofilter compile --shards n`` places hosts.
 """
