@@ -781,7 +781,7 @@ impl<'a> Rules<'a> {
     /// ```
     /// use robofilter::{AlignedBytes, Compiler, Rules};
     ///
-    /// let robots = b"User-agent: a\nCrawl-delay: 2.5\n\n\
+    /// let robots = b"User-agent: a\nCrawl-delay: 2.5\nDisallow: /a\n\n\
     ///                User-agent: *\nCrawl-delay: 10\nDisallow: /x\n";
     /// let bytes = AlignedBytes::from(&Compiler::new().compile(robots)?[..]);
     /// let rules = Rules::from_bytes(bytes.as_bytes())?;

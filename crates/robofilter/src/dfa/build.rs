@@ -27,7 +27,9 @@
 //! fit). It never gives a wrong automaton.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+
+use hashbrown::HashTable;
 
 use crate::pattern::Tok;
 use crate::verdict::RuleKind;
@@ -259,16 +261,21 @@ impl Nfa {
 
     /// [`Nfa::finish`] of a key whose set is sorted.
     fn finish_sorted(&self, mut key: Key) -> Key {
+        self.finish_in_place(&mut key);
+        key
+    }
+
+    /// [`Nfa::finish_sorted`] in place, keeping the set's allocation.
+    fn finish_in_place(&self, key: &mut Key) {
         key.set.dedup();
         self.drop_dominated(&mut key.set);
         let (a, d) = (key.allow, key.disallow);
         key.set.retain(|&p| self.alive(p, a, d));
         if !self.scores && key.set.is_empty() {
-            let disallow = u64::from(d > a);
-            return Key { set: Vec::new(), allow: 0, disallow };
+            (key.allow, key.disallow) = (0, u64::from(d > a));
+            return;
         }
-        self.canonical(&mut key);
-        key
+        self.canonical(key);
     }
 
     /// Replaces the best scores by the smallest values with the same order
@@ -394,8 +401,7 @@ impl Hasher for FxHasher {
 type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
 /// The most NFA positions the states of one construction may hold in
-/// total (each is kept twice, in the state list and the lookup table): a
-/// memory bound of about 100 MB for groups whose states hold many live
+/// total: a memory bound of about 50 MB for groups whose states hold many live
 /// positions, which the state and work budgets alone allow.
 const MAX_STORED_POSITIONS: u64 = 12 << 20;
 
@@ -578,35 +584,37 @@ fn construct_within(
 
     let allow_sink = Key { set: Vec::new(), allow: 0, disallow: 0 };
     let disallow_sink = Key { set: Vec::new(), allow: 0, disallow: 1 };
-    let mut keys: Vec<Key> = vec![allow_sink.clone(), disallow_sink.clone()];
-    let mut ids: FxMap<Key, u32> = FxMap::default();
-    ids.insert(allow_sink, 0);
-    ids.insert(disallow_sink, 1);
+    let mut states = States::default();
+    states.intern(&allow_sink);
+    states.intern(&disallow_sink);
     let mut start = Key { set: Vec::new(), allow: 0, disallow: 0 };
     for &s in &nfa.starts {
         nfa.close(s, &mut start);
     }
     let start = nfa.finish(start);
-    let start_id = *ids.entry(start.clone()).or_insert_with(|| {
-        keys.push(start);
-        (keys.len() - 1) as u32
-    });
+    let start_id = states.intern(&start);
 
     let mut trans: Vec<u32> = vec![0; 2 * stride];
     trans[stride..2 * stride].fill(1);
     let mut by_class: Vec<Vec<u32>> = vec![Vec::new(); stride];
-    let mut extra = Key { set: Vec::new(), allow: 0, disallow: 0 };
-    let mut stored: u64 = 0;
+    // Scratch keys, reused for every state: a successor's set is built
+    // here and copied into the state list only if it is a new state.
+    let mut current: Vec<u32> = Vec::new();
+    let mut base = Key { set: Vec::new(), allow: 0, disallow: 0 };
+    let mut base_key = base.clone();
+    let mut extra = base.clone();
+    let mut succ = base.clone();
     let mut next = 2;
-    while next < keys.len() {
-        let key = core::mem::take(&mut keys[next].set);
-        let key = Key { set: key, ..keys[next] };
-        *work += key.set.len() as u64;
+    while next < states.keys.len() {
+        let key = &states.keys[next];
+        current.clone_from(&key.set);
+        let (allow, disallow) = (key.allow, key.disallow);
+        *work += current.len() as u64;
         // What every octet does: stars stay and re-close.
-        let mut base =
-            Key { set: Vec::new(), allow: key.allow, disallow: key.disallow };
+        base.set.clear();
+        (base.allow, base.disallow) = (allow, disallow);
         let mut touched: Vec<usize> = Vec::new();
-        for &pos in &key.set {
+        for &pos in &current {
             match nfa.tok[pos as usize] {
                 PTok::Star => nfa.close(pos, &mut base),
                 PTok::Byte(b) => {
@@ -621,8 +629,9 @@ fn construct_within(
         }
         base.set.sort_unstable();
         base.set.dedup();
-        let base_key = nfa.finish_sorted(base.clone());
-        let base_id = intern(&mut ids, &mut keys, &mut stored, base_key);
+        base_key.clone_from(&base);
+        nfa.finish_in_place(&mut base_key);
+        let base_id = states.intern(&base_key);
         let row = trans.len();
         trans.resize(row + stride, base_id);
         for c in touched {
@@ -634,35 +643,32 @@ fn construct_within(
                 nfa.close(pos, &mut extra);
             }
             extra.set.sort_unstable();
-            let mut k = Key {
-                set: merge(&base.set, &extra.set),
-                allow: extra.allow,
-                disallow: extra.disallow,
-            };
-            *work += k.set.len() as u64;
+            merge_into(&base.set, &extra.set, &mut succ.set);
+            (succ.allow, succ.disallow) = (extra.allow, extra.disallow);
+            *work += succ.set.len() as u64;
             by_class[c].clear();
-            k = nfa.finish_sorted(k);
-            trans[row + c] = intern(&mut ids, &mut keys, &mut stored, k);
+            nfa.finish_in_place(&mut succ);
+            trans[row + c] = states.intern(&succ);
             // Checked per class: one state of a large group can cost
             // stride x positions steps.
             if *work > limit.work {
                 return Err(limit.over);
             }
         }
-        keys[next].set = key.set;
-        if keys.len() > budget.max_states {
+        if states.keys.len() > budget.max_states {
             return Err(OverBudget::States);
         }
         if *work > limit.work {
             return Err(limit.over);
         }
-        if (keys.len() * stride) as u64 > budget.max_cells
-            || stored > MAX_STORED_POSITIONS
+        if (states.keys.len() * stride) as u64 > budget.max_cells
+            || states.stored > MAX_STORED_POSITIONS
         {
             return Err(OverBudget::Bytes);
         }
         next += 1;
     }
+    let keys = states.keys;
     // Minimisation and emission take a few passes over the table.
     *work += (keys.len() * stride) as u64;
     if *work > limit.work {
@@ -671,9 +677,11 @@ fn construct_within(
     Ok(Subsets { nfa, keys, trans, start: start_id, classes, stride })
 }
 
-/// The sorted union of two sorted lists, without duplicates.
-fn merge(a: &[u32], b: &[u32]) -> Vec<u32> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
+/// The sorted union of two sorted lists, without duplicates, into `out`
+/// (cleared first).
+fn merge_into(a: &[u32], b: &[u32], out: &mut Vec<u32>) {
+    out.clear();
+    out.reserve(a.len() + b.len());
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
         let (x, y) = (a[i], b[j]);
@@ -684,24 +692,39 @@ fn merge(a: &[u32], b: &[u32]) -> Vec<u32> {
     out.extend_from_slice(&a[i..]);
     out.extend_from_slice(&b[j..]);
     out.dedup();
-    out
 }
 
-/// Interns `key`; `stored` counts the positions of the keys kept.
-fn intern(
-    ids: &mut FxMap<Key, u32>,
-    keys: &mut Vec<Key>,
-    stored: &mut u64,
-    key: Key,
-) -> u32 {
-    if let Some(&id) = ids.get(&key) {
-        return id;
+/// The states of one subset construction, each stored once: `keys[id]`
+/// is state `id`, and `table` finds a key's id by its hash (a key is
+/// copied in only when it is a new state, so a lookup allocates nothing).
+#[derive(Default)]
+struct States {
+    keys: Vec<Key>,
+    table: HashTable<u32>,
+    /// The positions of the keys stored.
+    stored: u64,
+}
+
+impl States {
+    /// The id of `key`, a new one if it is new.
+    fn intern(&mut self, key: &Key) -> u32 {
+        let hash = key_hash(key);
+        let States { keys, table, stored } = self;
+        if let Some(&id) = table.find(hash, |&id| keys[id as usize] == *key) {
+            return id;
+        }
+        *stored += key.set.len() as u64;
+        let id = keys.len() as u32;
+        keys.push(key.clone());
+        table.insert_unique(hash, id, |&id| key_hash(&keys[id as usize]));
+        id
     }
-    *stored += key.set.len() as u64;
-    let id = keys.len() as u32;
-    keys.push(key.clone());
-    ids.insert(key, id);
-    id
+}
+
+fn key_hash(key: &Key) -> u64 {
+    let mut h = FxHasher::default();
+    key.hash(&mut h);
+    h.finish()
 }
 
 pub(crate) const KIND_VERDICT: u32 = 0;
