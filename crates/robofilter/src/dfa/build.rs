@@ -19,7 +19,7 @@
 //! sink, so the search stops as early as possible.
 //!
 //! Within one rule, a live `*` also makes every earlier position of that rule
-//! redundant (see `Nfa::drop_dominated`), which keeps a long `*` chain linear.
+//! redundant (see `Nfa::finish_in_place`), which keeps a long `*` chain linear.
 //!
 //! Construction is bounded by [`Budget`] per group and by a [`Meter`] per
 //! file: past a limit it gives up and the caller splits the group or falls
@@ -113,6 +113,8 @@ struct Nfa {
     /// Each rule's precedence times 4, so that canonical scores can sit
     /// strictly between two precedences (see `Nfa::canonical`).
     prio: Vec<u64>,
+    /// Whether each rule is an Allow (else a Disallow).
+    allow: Vec<bool>,
     /// Whether states report scores (a part of a split group) rather than
     /// a verdict; finished states are then not collapsed into two sinks.
     scores: bool,
@@ -144,6 +146,7 @@ impl Nfa {
             starts: Vec::new(),
             rules: Vec::with_capacity(rules.len()),
             prio: rules.iter().map(|r| u64::from(r.priority) * 4).collect(),
+            allow: rules.iter().map(|r| r.kind == RuleKind::Allow).collect(),
             scores,
             outside,
         };
@@ -211,48 +214,6 @@ impl Nfa {
         }
     }
 
-    /// Drops, per rule, every position before the rule's last live `*`.
-    ///
-    /// The rest of a rule from an earlier position is `w * rest`, where
-    /// `* rest` is what remains from that `*`: every path the earlier
-    /// position can still complete, the `*` completes too, so the earlier
-    /// position never changes the outcome. Without this, a chain such as
-    /// `/a*b*c*...` keeps every `*` it has passed, and a state of a rule
-    /// with `n` stars holds up to `n` positions (quadratic construction);
-    /// with it, a rule contributes at most one literal run. The minimal
-    /// DFA is the same (minimisation would merge these states anyway).
-    fn drop_dominated(&self, set: &mut Vec<u32>) {
-        // Positions are sorted, and a rule's positions are contiguous, so
-        // one backward pass sees each rule's last `*` first.
-        let mut rule = u32::MAX;
-        let mut star = false;
-        let mut w = set.len();
-        for i in (0..set.len()).rev() {
-            let pos = set[i];
-            let r = self.rule[pos as usize];
-            if r != rule {
-                (rule, star) = (r, false);
-            }
-            if star {
-                continue;
-            }
-            star = self.tok[pos as usize] == PTok::Star;
-            w -= 1;
-            set[w] = pos;
-        }
-        set.drain(..w);
-    }
-
-    /// Whether `pos` can still change the verdict.
-    fn alive(&self, pos: u32, allow: u64, disallow: u64) -> bool {
-        let r = self.rule[pos as usize] as usize;
-        let p = self.prio[r];
-        match self.rules[r].kind {
-            RuleKind::Allow => p > allow && p >= disallow,
-            RuleKind::Disallow => p > disallow && p > allow,
-        }
-    }
-
     /// Sorts, dedups and prunes; an empty set becomes a canonical sink.
     fn finish(&self, mut key: Key) -> Key {
         key.set.sort_unstable();
@@ -265,17 +226,71 @@ impl Nfa {
         key
     }
 
-    /// [`Nfa::finish_sorted`] in place, keeping the set's allocation.
+    /// [`Nfa::finish_sorted`] in place, keeping the set's allocation: one
+    /// backward pass over the sorted set drops duplicates, dominated
+    /// positions and dead rules, and finds the reference precedences that
+    /// [`Nfa::canonical`] needs.
+    ///
+    /// *Dominated positions.* Per rule, every position before the rule's
+    /// last live `*` is dropped. The rest of a rule from an earlier
+    /// position is `w * rest`, where `* rest` is what remains from that
+    /// `*`: every path the earlier position can still complete, the `*`
+    /// completes too, so the earlier position never changes the outcome.
+    /// Without this, a chain such as `/a*b*c*...` keeps every `*` it has
+    /// passed, and a state of a rule with `n` stars holds up to `n`
+    /// positions (quadratic construction); with it, a rule contributes at
+    /// most one literal run. The minimal DFA is the same (minimisation
+    /// would merge these states anyway). Positions are sorted, and a
+    /// rule's positions are contiguous, so the backward pass sees each
+    /// rule's last `*` first.
+    ///
+    /// *Dead rules.* A rule whose precedence can no longer beat the best
+    /// scores (`alive`) cannot change the verdict.
     fn finish_in_place(&self, key: &mut Key) {
-        key.set.dedup();
-        self.drop_dominated(&mut key.set);
         let (a, d) = (key.allow, key.disallow);
-        key.set.retain(|&p| self.alive(p, a, d));
-        if !self.scores && key.set.is_empty() {
+        let (mut lo_a, mut lo_d) = (0, 0);
+        let set = &mut key.set;
+        let mut rule = u32::MAX;
+        let (mut star, mut live) = (false, false);
+        let mut prev = u32::MAX;
+        let mut w = set.len();
+        for i in (0..set.len()).rev() {
+            let pos = set[i];
+            if pos == prev {
+                continue;
+            }
+            prev = pos;
+            let r = self.rule[pos as usize];
+            if r != rule {
+                rule = r;
+                star = false;
+                let q = self.prio[r as usize];
+                live = match self.allow[r as usize] {
+                    true => q > a && q >= d,
+                    false => q > d && q > a,
+                };
+                if live {
+                    if q <= a {
+                        lo_a = lo_a.max(q);
+                    }
+                    if q <= d {
+                        lo_d = lo_d.max(q);
+                    }
+                }
+            }
+            if star || !live {
+                continue;
+            }
+            star = self.tok[pos as usize] == PTok::Star;
+            w -= 1;
+            set[w] = pos;
+        }
+        set.drain(..w);
+        if !self.scores && set.is_empty() {
             (key.allow, key.disallow) = (0, u64::from(d > a));
             return;
         }
-        self.canonical(key);
+        self.canonical(key, lo_a, lo_d);
     }
 
     /// Replaces the best scores by the smallest values with the same order
@@ -289,22 +304,16 @@ impl Nfa {
     /// value of another part is itself a reference value here, so every
     /// comparison between scores of different parts, and hence the maxima
     /// and the final verdict, comes out as with the real values.
-    fn canonical(&self, key: &mut Key) {
+    ///
+    /// `lo_a` and `lo_d` are the largest precedences of the set's rules at
+    /// most `a` and `d` (0 if none).
+    fn canonical(&self, key: &mut Key, lo_a: u64, lo_d: u64) {
         let (a, d) = (key.allow, key.disallow);
         let below = |v: u64| {
             let i = self.outside.partition_point(|&q| q <= v);
             if i == 0 { 0 } else { self.outside[i - 1] }
         };
-        let (mut lo_a, mut lo_d) = (below(a), below(d));
-        for &pos in &key.set {
-            let q = self.prio[self.rule[pos as usize] as usize];
-            if q <= a {
-                lo_a = lo_a.max(q);
-            }
-            if q <= d {
-                lo_d = lo_d.max(q);
-            }
-        }
+        let (lo_a, lo_d) = (lo_a.max(below(a)), lo_d.max(below(d)));
         // Values strictly inside a gap between precedences move to the
         // gap's first slots (precedences are multiples of 4, so `lo + 1` and
         // `lo + 2` stay inside the gap), keeping the order of `a` and `d`.
