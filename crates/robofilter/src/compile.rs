@@ -7,7 +7,7 @@
 //! matcher. Both are slower but give the same verdicts. A group with no
 //! Disallow rule is stored as "allow all".
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::dfa::build::{self, Budget, BuildRule, OverBudget};
 use crate::dialect::Dialect;
@@ -291,6 +291,13 @@ enum SplitStop {
 /// `budget` or take more than `cap` octets (a part of one rule is always
 /// kept), until there would be more than [`MAX_PARTS`] parts or more than
 /// `max_bytes` octets.
+///
+/// `failed` holds the ranges that did not fit under a larger cap: with
+/// the same state and work budgets and a smaller cap they cannot fit
+/// either (construction stops at the same point or earlier, and a larger
+/// automaton stays larger), so they are halved without being built
+/// again.
+#[allow(clippy::too_many_arguments)]
 fn split(
     rules: &[BuildRule],
     range: core::ops::Range<usize>,
@@ -299,6 +306,7 @@ fn split(
     max_bytes: usize,
     meter: &mut build::Meter,
     parts: &mut Vec<Vec<u8>>,
+    failed: &mut HashSet<(usize, usize)>,
 ) -> Result<(), SplitStop> {
     if parts.len() >= MAX_PARTS {
         return Err(SplitStop::Parts);
@@ -317,35 +325,39 @@ fn split(
     } else {
         budget
     };
-    let outside: Vec<u32> = rules[..range.start]
-        .iter()
-        .chain(&rules[range.end..])
-        .map(|r| r.priority)
-        .collect();
-    match build::build_scores(&rules[range.clone()], &outside, budget, meter) {
-        Ok(built) if range.len() == 1 || built.len() <= cap => {
-            parts.push(built);
-            Ok(())
+    let key = (range.start, range.end);
+    let built = match failed.contains(&key) {
+        true => None,
+        false => {
+            let outside: Vec<u32> = rules[..range.start]
+                .iter()
+                .chain(&rules[range.end..])
+                .map(|r| r.priority)
+                .collect();
+            let part = &rules[range.clone()];
+            match build::build_scores(part, &outside, budget, meter) {
+                Ok(built) if range.len() == 1 || built.len() <= cap => {
+                    parts.push(built);
+                    return Ok(());
+                }
+                // Halves would need the same exhausted file budget.
+                Err(OverBudget::FileWork) => return Err(SplitStop::FileWork),
+                other => Some(other),
+            }
         }
-        // Halves would need the same exhausted file budget.
-        Err(OverBudget::FileWork) => Err(SplitStop::FileWork),
-        // Over a group budget, or built but larger than the cap: halves
-        // are often far smaller than the whole (a part's states multiply
-        // only its own rules' positions).
-        Ok(_) | Err(_) => {
-            let mid = range.start + range.len() / 2;
-            split(
-                rules,
-                range.start..mid,
-                budget,
-                cap,
-                max_bytes,
-                meter,
-                parts,
-            )?;
-            split(rules, mid..range.end, budget, cap, max_bytes, meter, parts)
-        }
+    };
+    // Over a group budget, or built but larger than the cap: halves are
+    // often far smaller than the whole (a part's states multiply only its
+    // own rules' positions).
+    if built.is_some() {
+        failed.insert(key);
     }
+    let mid = range.start + range.len() / 2;
+    let mut half = |range, parts: &mut Vec<Vec<u8>>, failed: &mut _| {
+        split(rules, range, budget, cap, max_bytes, meter, parts, failed)
+    };
+    half(range.start..mid, parts, failed)?;
+    half(mid..range.end, parts, failed)
 }
 
 /// The automaton builder's rules for a group's `(kind, pattern)` pairs
@@ -785,6 +797,7 @@ impl Writer {
         // too many, smaller caps are not tried.
         let mut cap = 1usize << max_bytes.max(1).ilog2();
         let mut parts = Vec::new();
+        let mut failed = HashSet::new();
         loop {
             parts.clear();
             let part_budget = Budget {
@@ -801,6 +814,7 @@ impl Writer {
                     max_bytes,
                     meter,
                     parts,
+                    &mut failed,
                 )
             };
             // A score DFA of the whole group is at least as large as its
