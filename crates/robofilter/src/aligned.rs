@@ -27,6 +27,18 @@ impl AlignedBytes {
     pub fn as_bytes(&self) -> &[u8] {
         &bytemuck::cast_slice::<u64, u8>(&self.words)[..self.len]
     }
+
+    /// `len` zero octets, to be written in place.
+    #[cfg(feature = "compile")]
+    pub(crate) fn zeroed(len: usize) -> AlignedBytes {
+        AlignedBytes { words: vec![0u64; len.div_ceil(8)], len }
+    }
+
+    /// The bytes, to write in place.
+    #[cfg(feature = "compile")]
+    pub(crate) fn as_bytes_mut(&mut self) -> &mut [u8] {
+        &mut bytemuck::cast_slice_mut::<u64, u8>(&mut self.words)[..self.len]
+    }
 }
 
 impl From<&[u8]> for AlignedBytes {

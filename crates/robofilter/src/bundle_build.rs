@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use crate::access::{Fetch, Policy};
+use crate::aligned::AlignedBytes;
 use crate::bundle::host_hash;
 use crate::compile::{Compiler, Config};
 use crate::error::BuildError;
@@ -108,6 +109,31 @@ impl BundleBuilder {
     ///
     /// Only if a table would exceed the format's 32-bit counts.
     pub fn finish(self) -> Result<Vec<u8>, BuildError> {
+        let (index, members) = self.compile()?;
+        let mut out = vec![0u8; index.file_len()];
+        index.write(members, &mut out);
+        Ok(out)
+    }
+
+    /// [`finish`](BundleBuilder::finish), written straight into an
+    /// [`AlignedBytes`] that [`Bundle::from_bytes`](crate::Bundle::from_bytes)
+    /// loads, without a copy: each member is freed once written, so a
+    /// build holds the members and the file about once (not two or three
+    /// times over, as a `Vec` grown and then copied would).
+    ///
+    /// # Errors
+    ///
+    /// As [`finish`](BundleBuilder::finish).
+    pub fn finish_aligned(self) -> Result<AlignedBytes, BuildError> {
+        let (index, members) = self.compile()?;
+        let mut out = AlignedBytes::zeroed(index.file_len());
+        index.write(members, out.as_bytes_mut());
+        Ok(out)
+    }
+
+    /// Compiles every distinct body (then frees the bodies) and lays out
+    /// the index.
+    fn compile(self) -> Result<(Index, Vec<Vec<u8>>), BuildError> {
         let mut hosts: Vec<(String, (Fetch, Option<String>))> =
             self.hosts.into_iter().collect();
         hosts.sort_unstable_by(|a, b| a.0.cmp(&b.0));
@@ -129,6 +155,12 @@ impl BundleBuilder {
             entries.push(entry);
         }
         let members = compile_all(&self.config, &bodies)?;
+        drop((member_of, bodies));
+        for (_, (fetch, _)) in &mut hosts {
+            if let Fetch::Http { body, .. } = fetch {
+                *body = Vec::new();
+            }
+        }
 
         let host_len = to_u32(hosts.len(), "hosts")?;
         let slot_len = (hosts.len() * 2).max(2).next_power_of_two();
@@ -159,21 +191,24 @@ impl BundleBuilder {
                 );
             }
         }
-        let mut out = vec![0u8; wire::HEADER_LEN];
-        out.extend_from_slice(&host_tab);
+        let mut head = vec![0u8; wire::HEADER_LEN];
+        head.extend_from_slice(&host_tab);
         for s in &slots {
-            out.extend_from_slice(&s.to_le_bytes());
+            head.extend_from_slice(&s.to_le_bytes());
         }
-        let member_tab_at = out.len();
-        out.resize(out.len() + members.len() * MEMBER_REC, 0);
-        out.extend_from_slice(&cause_tab);
-        out.extend_from_slice(&names);
-        out.resize(out.len().next_multiple_of(wire::MEMBER_ALIGN), 0);
-        let index_len = out.len();
+        let member_tab_at = head.len();
+        head.resize(head.len() + members.len() * MEMBER_REC, 0);
+        head.extend_from_slice(&cause_tab);
+        head.extend_from_slice(&names);
+        head.resize(head.len().next_multiple_of(wire::MEMBER_ALIGN), 0);
+        // The members follow, each 64-byte aligned.
+        let index_len = head.len();
         let mut member_tab = Vec::with_capacity(members.len() * MEMBER_REC);
+        let mut at = index_len;
+        let mut spans = Vec::with_capacity(members.len());
         for m in &members {
-            out.resize(out.len().next_multiple_of(wire::MEMBER_ALIGN), 0);
-            let (off, len) = (out.len() as u64, m.len() as u64);
+            at = at.next_multiple_of(wire::MEMBER_ALIGN);
+            let (off, len) = (at as u64, m.len() as u64);
             push_rec(
                 &mut member_tab,
                 &[
@@ -183,28 +218,53 @@ impl BundleBuilder {
                     (len >> 32) as u32,
                 ],
             );
-            out.extend_from_slice(m);
+            spans.push(at);
+            at += m.len();
         }
-        out[member_tab_at..member_tab_at + member_tab.len()]
+        let file_len = at;
+        head[member_tab_at..member_tab_at + member_tab.len()]
             .copy_from_slice(&member_tab);
-        out[..8].copy_from_slice(BUNDLE_MAGIC);
-        out[8..12].copy_from_slice(&wire::ENDIAN_MARK.to_le_bytes());
-        out[12..16].copy_from_slice(&BUNDLE_FORMAT_VERSION.to_le_bytes());
-        let len = out.len() as u64;
-        out[16..24].copy_from_slice(&len.to_le_bytes());
-        out[28] = self.config.get_dialect().to_byte();
-        out[32..40].copy_from_slice(&(index_len as u64).to_le_bytes());
-        out[40..44].copy_from_slice(&host_len.to_le_bytes());
+        head[..8].copy_from_slice(BUNDLE_MAGIC);
+        head[8..12].copy_from_slice(&wire::ENDIAN_MARK.to_le_bytes());
+        head[12..16].copy_from_slice(&BUNDLE_FORMAT_VERSION.to_le_bytes());
+        head[16..24].copy_from_slice(&(file_len as u64).to_le_bytes());
+        head[28] = self.config.get_dialect().to_byte();
+        head[32..40].copy_from_slice(&(index_len as u64).to_le_bytes());
+        head[40..44].copy_from_slice(&host_len.to_le_bytes());
         let member_len = to_u32(members.len(), "members")?;
-        out[44..48].copy_from_slice(&member_len.to_le_bytes());
+        head[44..48].copy_from_slice(&member_len.to_le_bytes());
         let slot_len = to_u32(slot_len, "hash slots")?;
-        out[48..52].copy_from_slice(&slot_len.to_le_bytes());
+        head[48..52].copy_from_slice(&slot_len.to_le_bytes());
         let cause_len = to_u32(cause_tab.len() / CAUSE_REC, "causes")?;
-        out[52..56].copy_from_slice(&cause_len.to_le_bytes());
-        let crc = wire::checksum(&out[..index_len]);
-        out[wire::CHECKSUM_AT..wire::CHECKSUM_AT + 4]
+        head[52..56].copy_from_slice(&cause_len.to_le_bytes());
+        let crc = wire::checksum(&head);
+        head[wire::CHECKSUM_AT..wire::CHECKSUM_AT + 4]
             .copy_from_slice(&crc.to_le_bytes());
-        Ok(out)
+        Ok((Index { head, spans, file_len }, members))
+    }
+}
+
+/// A bundle's index, written, and where its members go.
+struct Index {
+    /// The index (header, tables, names), checksummed.
+    head: Vec<u8>,
+    /// Each member's offset in the file.
+    spans: Vec<usize>,
+    file_len: usize,
+}
+
+impl Index {
+    fn file_len(&self) -> usize {
+        self.file_len
+    }
+
+    /// Writes the bundle into `out` (`file_len` zeroed octets), freeing
+    /// each member once it is copied.
+    fn write(self, members: Vec<Vec<u8>>, out: &mut [u8]) {
+        out[..self.head.len()].copy_from_slice(&self.head);
+        for (m, at) in members.into_iter().zip(self.spans) {
+            out[at..at + m.len()].copy_from_slice(&m);
+        }
     }
 }
 
@@ -218,6 +278,13 @@ fn cut(mut text: String, max: usize) -> String {
         text.truncate(end);
     }
     text
+}
+
+/// A compiled member without the spare capacity its growth left: every
+/// member is held until the bundle is written.
+fn trimmed(mut member: Vec<u8>) -> Vec<u8> {
+    member.shrink_to_fit();
+    member
 }
 
 fn to_u32(n: usize, what: &str) -> Result<u32, BuildError> {
@@ -237,7 +304,7 @@ fn compile_all(
     let mut out: Vec<(usize, Vec<u8>)> = order
         .par_iter()
         .with_max_len(1)
-        .map(|&i| compiler.compile(bodies[i]).map(|b| (i, b)))
+        .map(|&i| compiler.compile(bodies[i]).map(|b| (i, trimmed(b))))
         .collect::<Result<_, _>>()?;
     out.sort_unstable_by_key(|p| p.0);
     Ok(out.into_iter().map(|p| p.1).collect())
@@ -249,5 +316,5 @@ fn compile_all(
     bodies: &[&[u8]],
 ) -> Result<Vec<Vec<u8>>, BuildError> {
     let compiler = Compiler::with_config(config.clone());
-    bodies.iter().map(|b| compiler.compile(b)).collect()
+    bodies.iter().map(|b| compiler.compile(b).map(trimmed)).collect()
 }

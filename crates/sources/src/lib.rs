@@ -77,8 +77,7 @@ pub fn build_bundle(
             .add_with_cause(&s.host, s.fetch, &s.cause)
             .with_context(|| s.origin.clone())?;
     }
-    let bytes = builder.finish().context("cannot build the bundle")?;
-    let bytes = robofilter::AlignedBytes::from(&bytes[..]);
+    let bytes = builder.finish_aligned().context("cannot build the bundle")?;
     let bundle = robofilter::Bundle::from_bytes(bytes.as_bytes())
         .context("internal error: the bundle does not load")?;
     for m in 0..bundle.member_len() {
