@@ -766,12 +766,12 @@ impl PyRules {
         // change a verdict.
         let limits = robofilter_io::Limits::new(&config);
         let body = match body.len() > limits.body {
-            true => {
-                std::borrow::Cow::Owned(limits.apply(body.to_vec()).map_err(
-                    |e| error(format!("cannot compile robots.txt: {e}")),
-                )?)
-            }
-            false => std::borrow::Cow::Borrowed(body),
+            true => std::borrow::Cow::Owned(
+                limits.apply(body.into_owned()).map_err(|e| {
+                    error(format!("cannot compile robots.txt: {e}"))
+                })?,
+            ),
+            false => body,
         };
         let bytes = py
             .detach(|| Compiler::with_config(config).compile(&body))
@@ -934,7 +934,7 @@ impl PyRules {
         let agents = AgentsArg::of(agent)?;
         let url = text_or_bytes(url, "url")?;
         let names = agents.names();
-        self.with_line(&names, url, |each, _| {
+        self.with_line(&names, &url, |each, _| {
             if !agents.is_list() {
                 return Ok(outcome_str(py, each[0]).clone().into_any());
             }
@@ -955,7 +955,7 @@ impl PyRules {
     ) -> PyResult<bool> {
         let agents = AgentsArg::of(agent)?;
         let url = text_or_bytes(url, "url")?;
-        self.with_line(&agents.names(), url, |each, _| {
+        self.with_line(&agents.names(), &url, |each, _| {
             Ok(each.iter().all(|&o| o == Outcome::Allow))
         })
     }
@@ -975,7 +975,7 @@ impl PyRules {
         let agents = AgentsArg::of(agent)?;
         let bytes = text_or_bytes(url, "url")?;
         // As the CLI does: a trailing `\r` is not part of the line.
-        let text = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+        let text = bytes.strip_suffix(b"\r").unwrap_or(&bytes);
         // The URL is the line up to its first TAB; the rest are fields.
         let tab = text.iter().position(|&b| b == b'\t');
         let url_part = &text[..tab.unwrap_or(text.len())];
@@ -1295,11 +1295,22 @@ fn concat_verdicts(arrays: &[&dyn Array]) -> ArrayRef {
 fn text_or_bytes<'b>(
     value: &'b Bound<'_, PyAny>,
     what: &str,
-) -> PyResult<&'b [u8]> {
+) -> PyResult<std::borrow::Cow<'b, [u8]>> {
+    use std::borrow::Cow;
     if let Ok(s) = value.cast::<PyString>() {
-        Ok(s.to_str()?.as_bytes())
+        match s.to_str() {
+            Ok(text) => Ok(Cow::Borrowed(text.as_bytes())),
+            // Lone surrogates: Python's stand-ins for undecodable octets
+            // (`os.fsdecode`), given back as those octets.
+            Err(_) => {
+                let encoded =
+                    s.call_method1("encode", ("utf-8", "surrogateescape"))?;
+                let encoded = encoded.cast::<PyBytes>()?;
+                Ok(Cow::Owned(encoded.as_bytes().to_vec()))
+            }
+        }
     } else if let Ok(b) = value.cast::<PyBytes>() {
-        Ok(b.as_bytes())
+        Ok(Cow::Borrowed(b.as_bytes()))
     } else {
         Err(PyTypeError::new_err(format!(
             "{what} must be str or bytes, not {}",
@@ -1451,7 +1462,7 @@ fn shard_of<'py>(
     let mut key = Vec::new();
     if urls.is_instance_of::<PyString>() || urls.is_instance_of::<PyBytes>() {
         let line = text_or_bytes(urls, "urls")?;
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let line = line.strip_suffix(b"\r").unwrap_or(&line);
         let shard = robofilter::shard_of_line(line, shards, &mut key);
         return Ok(shard.into_pyobject(py)?.into_any());
     }

@@ -256,3 +256,16 @@ def test_agents_that_are_not_product_tokens():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert google.verdict("http://a.example/g", "Googlebot") == "disallow"
+
+
+def test_a_str_with_lone_surrogates_is_its_octets():
+    """A str from ``os.fsdecode`` carries undecodable octets as lone
+    surrogates; they are decided as those octets (surrogateescape), not
+    refused with a UnicodeEncodeError."""
+    body = b"User-agent: *\nDisallow: /caf\xe9\n"
+    for dialect in ("rfc9309", "google"):
+        rules = Rules.compile(body, dialect=dialect)
+        assert rules.verdict(b"http://x/caf\xe9", "bot") == "disallow"
+        assert rules.verdict("http://x/caf\udce9", "bot") == "disallow"
+        assert rules.explain("http://x/caf\udce9", "bot")["verdict"] == "disallow"
+        assert rules.verdict("http://x/cafe", "bot") == "allow"
