@@ -378,8 +378,22 @@ pub struct FilterArgs {
         value_parser = clap::value_parser!(u16).range(1..)
     )]
     pub threads: Option<u16>,
+    /// How the inputs hold their URLs: `lines` (a URL per line, then
+    /// optionally a TAB and fields), `cdxj` (Common Crawl's `SURT
+    /// TIMESTAMP {json}` lines: the JSON's `url`), or `parquet` (the
+    /// --url-column of Parquet files; a directory is its `*.parquet`
+    /// files in name order).
+    #[arg(long, value_name = "FORMAT", default_value = "lines",
+          value_parser = ["lines", "cdxj", "parquet"])]
+    pub input_format: String,
+    /// The column of Parquet inputs that holds the URLs (string, binary,
+    /// or a dictionary of them).
+    #[arg(long, value_name = "NAME", default_value = "url")]
+    pub url_column: String,
     /// URL lists, one URL per line, optionally followed by a TAB and
-    /// fields that are kept as they are (`-` or none: stdin).
+    /// fields that are kept as they are (`-` or none: stdin); with
+    /// --input-format cdxj, CDXJ files; with parquet, Parquet files or
+    /// directories of them.
     #[arg(value_name = "FILE")]
     pub inputs: Vec<PathBuf>,
 }

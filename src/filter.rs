@@ -12,13 +12,39 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use robofilter_frontier::{
-    BadKind, Counts, Emit, MAX_THREADS_PER_CORE, Options,
+    BadKind, Counts, Emit, Format, MAX_THREADS_PER_CORE, Options,
 };
 
 use crate::args::{EmitArg, FilterArgs};
+use robofilter_columnar::ParquetInputs;
 use robofilter_io::{self as files, Input, Output};
 
+/// How `filter`'s inputs hold their URLs (`--input-format`).
+#[derive(Clone, Copy, Debug, Default, Eq, PartialEq)]
+enum InputFormat {
+    /// A URL per line, optionally followed by a TAB and fields.
+    #[default]
+    Lines,
+    /// Common Crawl's CDXJ: `SURT TIMESTAMP {json}`, the URL in the
+    /// JSON's `url`.
+    Cdxj,
+    /// Parquet files: the URLs in the --url-column.
+    Parquet,
+}
+
+impl InputFormat {
+    /// The format named on the command line (clap allows these three).
+    fn named(name: &str) -> InputFormat {
+        match name {
+            "cdxj" => InputFormat::Cdxj,
+            "parquet" => InputFormat::Parquet,
+            _ => InputFormat::Lines,
+        }
+    }
+}
+
 pub fn run(args: FilterArgs) -> Result<()> {
+    let input_format = InputFormat::named(&args.input_format);
     let start = Instant::now();
     let paths = if args.inputs.is_empty() {
         vec![PathBuf::from("-")]
@@ -35,9 +61,30 @@ pub fn run(args: FilterArgs) -> Result<()> {
     let mut inputs = vec![(args.rules.as_path(), "rules file or bundle")];
     inputs.extend(paths.iter().map(|p| (p.as_path(), "URL list")));
     files::check_streams_once(&inputs)?;
+    // Parquet inputs: every footer read (and the URL column found) before
+    // any output; a directory is its parts.
+    let parquet = match input_format {
+        InputFormat::Parquet => {
+            Some(ParquetInputs::open(&paths, &args.url_column)?)
+        }
+        _ => None,
+    };
+    let parquet_out = args.output.as_deref().is_some_and(is_parquet_name);
+    if parquet_out && parquet.is_none() {
+        bail!(
+            "output '{}' is named as a Parquet file, but the inputs are \
+             lines: a Parquet output needs Parquet inputs (--input-format \
+             parquet); name the output otherwise",
+            files::display(args.output.as_deref().expect("an output"))
+        );
+    }
+    let parts = parquet.as_ref().map(ParquetInputs::paths);
     // Before any work: an output that is an input would destroy it, and a
     // missing output directory is better known now than after the run.
-    let mut read: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+    let mut read: Vec<&Path> = match &parts {
+        Some(parts) => parts.iter().map(PathBuf::as_path).collect(),
+        None => paths.iter().map(PathBuf::as_path).collect(),
+    };
     read.push(&args.rules);
     // A shard directory's files are inputs too (read later, lazily).
     let shard_files = files::files_of(&args.rules);
@@ -79,20 +126,50 @@ pub fn run(args: FilterArgs) -> Result<()> {
         explain: args.explain,
         max_url_len: args.max_url_len,
         threads,
+        format: match input_format {
+            InputFormat::Cdxj => Format::Cdxj,
+            InputFormat::Lines | InputFormat::Parquet => Format::Lines,
+        },
     };
     files::with_checker(&args.rules, &args.agent, open, |checker| {
-        // Every input opened before any output: a bad path fails first.
-        let inputs = robofilter_frontier::open_inputs(&paths)?;
-        let progress = progress_bar(&inputs);
-        let run = robofilter_frontier::filter(
-            checker,
-            &rules_name,
-            &options,
-            &paths,
-            inputs,
-            out,
-            progress,
-        )?;
+        let run = match parquet {
+            Some(parquet) if parquet_out => robofilter_columnar::filter(
+                checker,
+                &rules_name,
+                &options,
+                parquet,
+                out,
+            )?,
+            Some(parquet) => {
+                // Printed as URL lines: a line per row.
+                let (paths, inputs) = parquet.into_url_lines();
+                let progress = progress_bar(&inputs);
+                robofilter_frontier::filter(
+                    checker,
+                    &rules_name,
+                    &options,
+                    &paths,
+                    inputs,
+                    out,
+                    progress,
+                )?
+            }
+            None => {
+                // Every input opened before any output: a bad path fails
+                // first.
+                let inputs = robofilter_frontier::open_inputs(&paths)?;
+                let progress = progress_bar(&inputs);
+                robofilter_frontier::filter(
+                    checker,
+                    &rules_name,
+                    &options,
+                    &paths,
+                    inputs,
+                    out,
+                    progress,
+                )?
+            }
+        };
         report(&run.counts, &run.bad, args.max_url_len, start);
         report_agents(&args.agent, &run.per_agent);
         if run.hosts.len() > 1 {
@@ -111,6 +188,12 @@ pub fn run(args: FilterArgs) -> Result<()> {
         }
         Ok(())
     })
+}
+
+/// Whether an output is named as a Parquet file (`*.parquet`): then a
+/// Parquet input's rows are written as Parquet.
+fn is_parquet_name(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
 }
 
 /// A progress bar over the inputs' octets, on stderr when it is a

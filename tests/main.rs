@@ -17,6 +17,7 @@ mod edges_input;
 mod edges_output;
 mod edges_sources;
 mod fetch;
+mod formats;
 mod frontier;
 mod inspect_json;
 mod shards;

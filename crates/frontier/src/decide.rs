@@ -9,12 +9,13 @@ use robofilter::{
     HostCache, MatchPath, Outcome, Target, UrlChecker, write_why,
 };
 
+use crate::cdxj::{self, CdxjUrl};
 use crate::counts::{BadKind, Counts};
 use crate::escape::escape_tail;
 use crate::print::{
-    JsonLine, Why, json_line, push_text, split_fields, write_column,
+    JsonLine, Rest, Why, json_object, push_text, split_fields, write_column,
 };
-use crate::{Emit, MIN_PASSED_RUN, REPORT_LEN};
+use crate::{Emit, Format, MIN_PASSED_RUN, REPORT_LEN};
 use robofilter_io as files;
 
 /// An input line, classified by [`classify`].
@@ -53,6 +54,8 @@ pub(crate) struct Decider<'r, 'a> {
     pub(crate) explain: bool,
     /// Longer lines are not URLs.
     pub(crate) max_url_len: usize,
+    /// Where a line's URL is.
+    pub(crate) format: Format,
 }
 
 /// A not-a-URL line: its 0-based index in its chunk, and why.
@@ -213,6 +216,17 @@ impl<'r, 'a> Decider<'r, 'a> {
         // `-j 2` its speed-up).
         let mut cache = HostCache::unshared();
         let mut each = self.checker.unshared_outcomes();
+        if self.format == Format::Cdxj {
+            let what = (&mut c, &mut cache, &mut each[..]);
+            if let Err(e) = self.cdxj_lines::<PASS>(chunk, what) {
+                c.error = Some(e);
+                return c;
+            }
+            if PASS {
+                c.emitted.settle(chunk);
+            }
+            return c;
+        }
         // One pass per line finds its end and classifies it; the last
         // line may lack its `\n`.
         let lines = robofilter::for_each_url_line(
@@ -235,6 +249,41 @@ impl<'r, 'a> Decider<'r, 'a> {
             c.emitted.settle(chunk);
         }
         c
+    }
+
+    /// [`Decider::chunk_with`] for CDXJ lines: each line's end found,
+    /// then its URL in its JSON ([`cdxj::url_of`]), classified as a
+    /// frontier line's URL is.
+    fn cdxj_lines<'m, const PASS: bool>(
+        &'m self,
+        chunk: &[u8],
+        (c, cache, each): (
+            &mut ChunkOut,
+            &mut HostCache<'m, 'a>,
+            &mut [Outcome],
+        ),
+    ) -> Result<(), String> {
+        let mut scratch = Vec::new();
+        let mut start = 0;
+        while start < chunk.len() {
+            let len = memchr::memchr(b'\n', &chunk[start..])
+                .unwrap_or(chunk.len() - start);
+            let line = &chunk[start..start + len];
+            let text = line.strip_suffix(b"\r").unwrap_or(line);
+            let url = match cdxj::url_of(text, &mut scratch) {
+                CdxjUrl::InLine(r) => {
+                    robofilter::url_line(&chunk[start + r.start..], r.len())
+                }
+                CdxjUrl::Scratch if cdxj::is_plain(&scratch) => {
+                    robofilter::url_line(&scratch, scratch.len())
+                }
+                _ => None,
+            };
+            let what = (&mut *c, &mut *cache, &mut *each);
+            self.line::<PASS>((chunk, start, len), url, what)?;
+            start += len + 1;
+        }
+        Ok(())
     }
 
     /// How many agents each line is decided for.
@@ -312,7 +361,12 @@ impl<'r, 'a> Decider<'r, 'a> {
                     c.bad.push((index, kind));
                 }
                 each.fill(Outcome::Invalid);
-                (split_fields(text).0, None)
+                let url = match self.format {
+                    Format::Lines => split_fields(text).0,
+                    // The JSON's URL, if it has one, is not a URL.
+                    Format::Cdxj => &[][..],
+                };
+                (url, None)
             }
         };
         let outcome = match &*each {
@@ -408,7 +462,8 @@ impl<'r, 'a> Decider<'r, 'a> {
         line.write(out);
     }
 
-    /// The line's `--json` object ([`json_line`]).
+    /// The line's `--json` object ([`crate::json_line`]; for a CDXJ line,
+    /// the line is `record` and `url` null when it has none).
     pub(crate) fn write_json(
         &self,
         out: &mut Vec<u8>,
@@ -418,7 +473,16 @@ impl<'r, 'a> Decider<'r, 'a> {
         target: Option<Target<'_, '_>>,
     ) {
         let agents = self.checker.agents();
-        json_line(out, agents, text, url, each, target, self.explain);
+        let (url, rest) = match self.format {
+            // The URL is the line up to its first TAB, if it has one.
+            Format::Lines => {
+                (Some(url), Rest::Fields(text.get(url.len() + 1..)))
+            }
+            Format::Cdxj => {
+                (target.is_some().then_some(url), Rest::Record(text))
+            }
+        };
+        json_object(out, agents, url, rest, each, target, self.explain);
     }
 }
 

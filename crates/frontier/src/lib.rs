@@ -33,6 +33,7 @@
 //! one comparison each; each member rules file is checked and its matcher
 //! built the first time a URL of one of its hosts appears.
 
+mod cdxj;
 mod counts;
 mod decide;
 mod escape;
@@ -100,6 +101,18 @@ pub enum Emit {
     All,
 }
 
+/// Where an input line's URL is.
+#[derive(Clone, Copy, Debug, Default, Eq, PartialEq)]
+pub enum Format {
+    /// The line up to its first TAB (the rest are fields, kept).
+    #[default]
+    Lines,
+    /// A CDXJ line, `SURT TIMESTAMP {json}` as Common Crawl's URL index
+    /// writes it: the JSON object's `url` string. A line whose JSON does
+    /// not parse, or has no `url` string, is invalid.
+    Cdxj,
+}
+
 /// How lines are decided and printed.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
@@ -113,6 +126,8 @@ pub struct Options {
     pub max_url_len: usize,
     /// Worker threads (rayon's global pool decides; this sizes the blocks).
     pub threads: usize,
+    /// Where a line's URL is.
+    pub format: Format,
 }
 
 /// What a run read: its counts, and the first not-a-URL lines (file,
@@ -162,6 +177,7 @@ pub fn filter(
         json: options.json,
         explain: options.explain,
         max_url_len: options.max_url_len,
+        format: options.format,
     };
     // The output is written on a thread of its own, in order, while the
     // workers decide: a chunk's output goes out as soon as it and the
@@ -193,6 +209,7 @@ pub fn filter(
                         sink.mapped(&decider, &input, len, &mut file)?;
                     }
                     Feed::Stream(r) => sink.stream(&decider, r, &mut file)?,
+                    Feed::Gzip(r) => sink.gzip(&decider, r, &mut file)?,
                 }
             }
             Ok(())

@@ -128,6 +128,12 @@ pub(crate) struct JsonLine<'t> {
     pub(crate) fields: Option<&'t str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     fields_base64: Option<String>,
+    /// A CDXJ line, whole (`SURT TIMESTAMP {json}`), if it is UTF-8;
+    /// else in base64, as `url` is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) record: Option<&'t str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    record_base64: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) reason: Option<Cow<'t, str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -159,6 +165,8 @@ impl<'t> JsonLine<'t> {
             host_base64: None,
             fields: None,
             fields_base64: None,
+            record: None,
+            record_base64: None,
             reason: None,
             line: None,
             pattern: None,
@@ -177,6 +185,11 @@ impl<'t> JsonLine<'t> {
     /// Adds the line's fields.
     pub(crate) fn fields(&mut self, fields: &'t [u8]) {
         (self.fields, self.fields_base64) = utf8_or_base64(fields);
+    }
+
+    /// Adds a CDXJ line, whole.
+    pub(crate) fn record(&mut self, line: &'t [u8]) {
+        (self.record, self.record_base64) = utf8_or_base64(line);
     }
 
     /// Adds the `--explain` fields: for one agent, the reason in words and
@@ -221,10 +234,36 @@ pub fn json_line(
     target: Option<Target<'_, '_>>,
     explain: bool,
 ) {
+    // The URL is the line up to its first TAB, if it has one.
+    let rest = Rest::Fields(text.get(url.len() + 1..));
+    json_object(out, agents, Some(url), rest, each, target, explain);
+}
+
+/// What a `--json` object carries besides the URL and the verdicts.
+#[derive(Clone, Copy)]
+pub(crate) enum Rest<'t> {
+    /// A frontier line's fields (after its first TAB), if it has any.
+    Fields(Option<&'t [u8]>),
+    /// A CDXJ line, whole.
+    Record(&'t [u8]),
+}
+
+/// [`json_line`] for a URL that may be missing (`None`: a CDXJ line
+/// without one) and either a frontier line's fields or a CDXJ line.
+pub(crate) fn json_object(
+    out: &mut Vec<u8>,
+    agents: &[String],
+    url: Option<&[u8]>,
+    rest: Rest<'_>,
+    each: &[Outcome],
+    target: Option<Target<'_, '_>>,
+    explain: bool,
+) {
     let mut host = Vec::new();
-    let has_host =
-        target.is_some() && robofilter::url_authority(url, &mut host);
-    let mut line = JsonLine::new(Some(url), Outcome::combine(each));
+    let has_host = target.is_some()
+        && url.is_some_and(|url| robofilter::url_authority(url, &mut host));
+    let mut line = JsonLine::new(url, Outcome::combine(each));
+    let url = url.unwrap_or(b"");
     line.verdicts(agents, each);
     if has_host {
         match utf8_or_base64(&host) {
@@ -234,9 +273,10 @@ pub fn json_line(
             (None, b64) => (line.host, line.host_base64) = (None, b64),
         }
     }
-    // The URL is the line up to its first TAB, if it has one.
-    if let Some(fields) = text.get(url.len() + 1..) {
-        line.fields(fields);
+    match rest {
+        Rest::Fields(Some(fields)) => line.fields(fields),
+        Rest::Fields(None) => {}
+        Rest::Record(record) => line.record(record),
     }
     // The reasons' text, borrowed by `line` (no allocation without
     // `explain`).

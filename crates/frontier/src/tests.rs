@@ -118,6 +118,7 @@ fn decider<'r, 'a>(
         json: false,
         explain: false,
         max_url_len,
+        format: crate::Format::Lines,
     }
 }
 

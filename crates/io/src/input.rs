@@ -71,8 +71,14 @@ impl Input {
     /// The input's octets: a plain regular file is opened again, to be
     /// memory-mapped; anything else is read (and decompressed).
     pub fn into_feed(self, path: &Path) -> Result<Feed> {
-        let Input::File { len, plain: true } = self else {
-            return Ok(Feed::Stream(self.into_reader(path)?));
+        let len = match self {
+            Input::File { len, plain: true } => len,
+            Input::File { len, plain: false } => {
+                return gzip_or_stream(path, len);
+            }
+            Input::Stream(_) => {
+                return Ok(Feed::Stream(self.into_reader(path)?));
+            }
         };
         let (file, now) = reopen(path, len)?;
         let mut head = [0; 4];
@@ -184,11 +190,29 @@ fn reopen(path: &Path, len: u64) -> Result<(File, Option<u64>)> {
     }
 }
 
+/// A compressed regular file opened again: its gzip octets as they are
+/// ([`Feed::Gzip`]) if it is gzip, else decompressed.
+fn gzip_or_stream(path: &Path, len: u64) -> Result<Feed> {
+    let (file, now) = reopen(path, len)?;
+    let name = files::display(path);
+    let file = crate::read::Whole::new(file, now.unwrap_or(0));
+    let (head, raw) = crate::decompress::peek(file, 4)
+        .with_context(|| format!("cannot read URL list '{name}'"))?;
+    let raw = io::BufReader::new(raw);
+    if InputKind::of(&head) == InputKind::Gzip && now.is_some() {
+        return Ok(Feed::Gzip(Box::new(raw)));
+    }
+    Ok(Feed::Stream(decompress(Box::new(raw), &name)?))
+}
+
 /// A URL list's octets as the run reads them.
 pub enum Feed {
     /// A plain regular file of `len` octets, memory-mapped window by
     /// window.
     Mapped { file: File, len: u64 },
+    /// A gzip regular file, not decompressed: its members are decoded
+    /// in parallel ([`crate::Members`]).
+    Gzip(Box<dyn Read + Send>),
     /// Anything else, read in blocks.
     Stream(Box<dyn Read + Send>),
 }

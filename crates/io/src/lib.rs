@@ -8,7 +8,9 @@
 //!   identity, so that a file changed underneath never gives a verdict
 //!   other than the one it gave when it was opened.
 //! - [`Input`]: URL lists, plain, gzip or zstd (decompression lives here
-//!   only), refused when they are compiled files.
+//!   only), refused when they are compiled files; [`Members`]: gzip
+//!   members decoded from any member's start, for decoding a
+//!   multi-member file on several threads.
 //! - [`AtomicFile`] and [`Output`]: outputs written under a temporary
 //!   name and renamed into place, never over one of the run's inputs.
 //! - [`ShardIndex`]: the one reader and writer of a shard directory's
@@ -36,6 +38,7 @@ mod bundle_file;
 mod checker;
 mod compiled;
 mod decompress;
+mod gzip;
 mod input;
 mod lease;
 mod limits;
@@ -57,6 +60,9 @@ pub use crate::compiled::{
     load_rules, rules_or_robots,
 };
 pub use crate::decompress::{Peeked, decoder, decompress_bytes, peek};
+pub use crate::gzip::{
+    Decoded, MemberError, Members, may_start_member, next_member_start,
+};
 pub use crate::input::{Feed, Input, check_streams_once};
 pub use crate::limits::{GOOGLE_READ_CAP, Limits};
 pub use crate::output::{

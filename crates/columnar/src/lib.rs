@@ -1,0 +1,284 @@
+//! robofilter's columnar frontiers: Parquet files (a crawl frontier as
+//! data teams keep it, or Common Crawl's columnar URL index) filtered by
+//! the same decide path as frontier lines, and written back as Parquet
+//! with their columns unchanged and one verdict column per agent.
+//!
+//! [`ParquetInputs::open`] reads every input's footer before any output
+//! (a damaged or cut file fails there, naming the file and the footer's
+//! offset), and checks that the URL column is a string or binary column
+//! (`string`, `large_string`, `string_view`, `binary`, `large_binary`,
+//! `binary_view`, or a dictionary of one). [`filter`] then reads each
+//! file one row group at a time, in batches of 64 Ki rows, so that
+//! memory is bounded by a row group whatever the file's size; the URLs
+//! are read in place from the column's buffers. Each batch's rows are
+//! decided on the worker threads, and the batch, its columns as they
+//! were plus the verdict columns (and the reason columns with
+//! `--explain`), cut to the rows `--emit` selects, goes to a writer
+//! thread that encodes it while the next batch is read and decided. The
+//! output is committed only when every input was read whole.
+//!
+//! The verdict columns are the wheel's: `dictionary<uint8, string>` with
+//! the values [`VERDICTS`], null where the URL is null, named `verdict`
+//! for one agent and `verdict_<agent>` for several; the reason columns
+//! are `reason` or `reason_<agent>`, strings.
+//!
+//! For a text output, [`ParquetInputs::into_url_lines`] turns each file
+//! into URL lines (one per row), which the frontier filter prints as it
+//! prints URL lists.
+
+mod decide;
+mod read;
+mod urls;
+
+use std::sync::{Arc, mpsc};
+
+use anyhow::{Result, anyhow, bail};
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::{Field, Schema, SchemaRef};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::Compression;
+use parquet::file::properties::WriterProperties;
+use robofilter::UrlChecker;
+use robofilter_frontier::{Options, Report};
+use robofilter_io::Output;
+
+pub use crate::decide::{VERDICTS, verdict_field};
+pub use crate::read::ParquetInputs;
+
+use crate::decide::Decide;
+use crate::urls::Urls;
+
+/// Rows per row group written: with the input's columns, a row group is
+/// held in memory until it is written.
+const ROW_GROUP_ROWS: usize = 128 << 10;
+
+/// The names of the columns added for `agents`: a verdict column per
+/// agent (`verdict`, or `verdict_<agent>` for several), then with
+/// `explain` a reason column per agent (`reason`, `reason_<agent>`).
+pub fn added_columns(agents: &[String], explain: bool) -> Vec<String> {
+    let names = |prefix: &str| -> Vec<String> {
+        match agents {
+            [_] => vec![prefix.to_string()],
+            _ => agents.iter().map(|a| format!("{prefix}_{a}")).collect(),
+        }
+    };
+    let mut columns = names("verdict");
+    if explain {
+        columns.extend(names("reason"));
+    }
+    columns
+}
+
+/// Decides every row of `inputs` with `checker` (the rules named
+/// `rules_name` in messages) and writes the rows `options.emit` selects,
+/// with their columns and the verdict columns, to `out` as one Parquet
+/// file, committed once every input was read whole. Every input must
+/// have the first's columns (names and types), so that the rows fit one
+/// schema.
+///
+/// # Errors
+///
+/// An input whose columns differ from the first's, or that already has
+/// a column named as a verdict or reason column; a row group that cannot
+/// be read (the file and its offset named); an output that cannot be
+/// written. Nothing is committed then.
+pub fn filter(
+    checker: &UrlChecker<'_>,
+    rules_name: &str,
+    options: &Options,
+    inputs: ParquetInputs,
+    out: Output,
+) -> Result<Report> {
+    if options.json {
+        bail!(
+            "--json prints lines, and a Parquet output has columns: write \
+             the output elsewhere than to a .parquet file, or leave out \
+             --json"
+        );
+    }
+    let Some(first) = inputs.files.first() else {
+        bail!("no Parquet input");
+    };
+    let schema = out_schema(first.schema(), checker.agents(), options)?;
+    for f in &inputs.files[1..] {
+        if !same_columns(f.schema(), first.schema()) {
+            bail!(
+                "Parquet file '{}' has other columns than '{}' ({} against \
+                 {}): the output has one schema; filter them apart",
+                f.name,
+                first.name,
+                columns_of(f.schema()),
+                columns_of(first.schema())
+            );
+        }
+    }
+    let decide = Decide {
+        checker,
+        name: rules_name,
+        emit: options.emit,
+        explain: options.explain,
+        max_url_len: options.max_url_len,
+        threads: options.threads.max(1),
+    };
+    let out_name = out.describe();
+    let props = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
+        .build();
+    let writer =
+        ArrowWriter::try_new(out, Arc::clone(&schema), Some(props))
+            .map_err(|e| anyhow!("cannot write output {out_name}: {e}"))?;
+    let (queue, batches) = mpsc::sync_channel::<RecordBatch>(2);
+    let mut report = Report {
+        counts: Default::default(),
+        per_agent: Vec::new(),
+        hosts: Vec::new(),
+        bad: Vec::new(),
+    };
+    let (run, written) = std::thread::scope(|scope| {
+        let out_name = &out_name;
+        let written = scope.spawn(move || -> Result<Output> {
+            let mut writer = writer;
+            for batch in batches {
+                writer.write(&batch).map_err(|e| {
+                    anyhow!("cannot write output {out_name}: {e}")
+                })?;
+            }
+            writer
+                .into_inner()
+                .map_err(|e| anyhow!("cannot write output {out_name}: {e}"))
+        });
+        let run = read_all(&inputs, &decide, &schema, &mut report, queue);
+        (run, written.join())
+    });
+    let written =
+        written.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    // A write error first: it is why a run stopped when its writer did.
+    let out = written?;
+    run?;
+    out.finish()?;
+    Ok(report)
+}
+
+/// Reads, decides and queues every input's rows, in order.
+fn read_all(
+    inputs: &ParquetInputs,
+    decide: &Decide<'_, '_>,
+    schema: &SchemaRef,
+    report: &mut Report,
+    queue: mpsc::SyncSender<RecordBatch>,
+) -> Result<()> {
+    for f in &inputs.files {
+        let mut row_base = 0u64;
+        for g in 0..f.row_groups() {
+            f.read_row_group(g, false, |batch| {
+                let column = batch.column(f.url_index);
+                let urls = Urls::of(column.as_ref()).expect("checked type");
+                let rows = batch.num_rows();
+                let d = decide.batch(&urls, rows).map_err(|e| anyhow!(e))?;
+                if report.hosts.is_empty() && decide.checker.is_single() {
+                    report.hosts = hosts_of(&urls, rows);
+                }
+                for (row, kind) in d.bad {
+                    if report.bad.len() < 5 {
+                        let row = row_base + row + 1;
+                        report.bad.push((f.name.clone(), row, kind));
+                    }
+                }
+                row_base += rows as u64;
+                report.counts += d.counts;
+                if report.per_agent.len() < d.agents.len() {
+                    report.per_agent.resize(d.agents.len(), [0; 4]);
+                }
+                for (t, c) in report.per_agent.iter_mut().zip(&d.agents) {
+                    for (t, c) in t.iter_mut().zip(c) {
+                        *t += c;
+                    }
+                }
+                let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
+                columns.extend(d.verdicts);
+                columns.extend(d.reasons);
+                let out = RecordBatch::try_new(Arc::clone(schema), columns)?;
+                let out = match &d.selected {
+                    Some(keep) => {
+                        arrow_select::filter::filter_record_batch(&out, keep)?
+                    }
+                    None => out,
+                };
+                if out.num_rows() > 0 {
+                    // Closed: the writer stopped at an error, which the
+                    // run reports.
+                    queue.send(out).map_err(|_| {
+                        anyhow!("the output could not be written")
+                    })?;
+                }
+                Ok(())
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// A few distinct host keys among the first rows, for the warning that
+/// one rules file decided several hosts.
+fn hosts_of(urls: &Urls<'_>, rows: usize) -> Vec<Vec<u8>> {
+    let mut hosts: Vec<Vec<u8>> = Vec::new();
+    for i in 0..rows.min(64) {
+        let Some((buf, len)) = urls.get(i) else { continue };
+        let mut host = Vec::new();
+        if robofilter::url_authority(&buf[..len], &mut host)
+            && !hosts.contains(&host)
+        {
+            hosts.push(host);
+            if hosts.len() == 3 {
+                break;
+            }
+        }
+    }
+    hosts
+}
+
+/// The output's schema: the input's fields, then the added columns
+/// ([`added_columns`]); an input that has one of them already is refused.
+fn out_schema(
+    input: &SchemaRef,
+    agents: &[String],
+    options: &Options,
+) -> Result<SchemaRef> {
+    let added = added_columns(agents, options.explain);
+    if let Some(c) = added.iter().find(|c| input.column_with_name(c).is_some())
+    {
+        bail!(
+            "the Parquet input already has a column '{c}', which the output \
+             adds: rename it first"
+        );
+    }
+    let mut fields: Vec<Arc<Field>> = input.fields().iter().cloned().collect();
+    let n = agents.len();
+    for name in &added[..n] {
+        fields.push(Arc::new(verdict_field(name)));
+    }
+    for name in &added[n..] {
+        let ty = arrow_schema::DataType::Utf8;
+        fields.push(Arc::new(Field::new(name, ty, true)));
+    }
+    Ok(Arc::new(Schema::new_with_metadata(fields, input.metadata().clone())))
+}
+
+/// Whether two schemas have the same columns (names and types).
+fn same_columns(a: &SchemaRef, b: &SchemaRef) -> bool {
+    a.fields().len() == b.fields().len()
+        && a.fields().iter().zip(b.fields()).all(|(x, y)| {
+            x.name() == y.name() && x.data_type() == y.data_type()
+        })
+}
+
+/// A schema's columns, for messages.
+fn columns_of(s: &SchemaRef) -> String {
+    let c: Vec<String> = s
+        .fields()
+        .iter()
+        .map(|f| format!("{} {}", f.name(), f.data_type()))
+        .collect();
+    c.join(", ")
+}
