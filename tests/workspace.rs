@@ -20,6 +20,7 @@ const LAYERS: &[&str] = &[
     "robofilter-frontier",
     "robofilter-columnar",
     "robofilter-fetch",
+    "robofilter-audit",
     "robofilter-cli",
     "robofilter-python",
 ];
