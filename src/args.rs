@@ -141,6 +141,19 @@ pub enum Command {
     /// all|disallow all`), or with --host, that host's rules in full.
     #[command(after_help = EXIT_CODES)]
     Inspect(InspectArgs),
+    /// Show how hosts' stances toward agents changed between two bundles
+    /// (or shard directories): an aligned table of transitions.
+    ///
+    /// A stance is `blocked_entirely`, `blocks_some`, `allows_all`,
+    /// `failed_to_fetch` (5xx, 429, unreachable), `undecided` (not
+    /// settled within the search budget) or `absent` (no entry). The
+    /// table counts, per agent, the hosts of each transition; --json
+    /// prints one object per changed host and agent instead. With
+    /// --frontier, the frontier lines whose verdict changed are printed
+    /// instead, as `OLD<TAB>NEW<TAB>LINE` (a pair of columns per agent),
+    /// in one pass with both open.
+    #[command(after_help = EXIT_CODES)]
+    Diff(DiffArgs),
     /// Fetch the robots.txt of every host in host lists, URL lists or
     /// frontiers, into the manifest `compile --manifest` reads.
     ///
@@ -241,8 +254,14 @@ pub struct CheckArgs {
     pub dialect: Option<DialectArg>,
     /// The crawler's product token (e.g. `Googlebot`); repeat for several
     /// agents (one verdict column each, in the order given).
-    #[arg(long, value_name = "NAME", required = true)]
+    #[arg(long, value_name = "NAME", required_unless_present = "agent_list")]
     pub agent: Vec<String>,
+    /// Add the agents of a list: `ai` (the AI crawlers, built in) or a
+    /// FILE of product tokens, one a line, each optionally followed by a
+    /// TAB and a category (training, search, assistant, other);
+    /// repeatable. An agent named twice is taken once.
+    #[arg(long, value_name = "ai|FILE")]
+    pub agent_list: Vec<String>,
     /// The robots.txt (`-`: stdin).
     #[arg(value_name = "ROBOTS_TXT")]
     pub robots: PathBuf,
@@ -266,6 +285,12 @@ pub struct CompileArgs {
     /// file names is compiled, plus the `*` fallback for all others.
     #[arg(long, value_name = "NAME")]
     pub agent: Vec<String>,
+    /// Add the agents of a list: `ai` (the AI crawlers, built in) or a
+    /// FILE of product tokens, one a line, each optionally followed by a
+    /// TAB and a category (training, search, assistant, other);
+    /// repeatable. An agent named twice is taken once.
+    #[arg(long, value_name = "ai|FILE")]
+    pub agent_list: Vec<String>,
     /// rfc9309 only: parse at most this many octets [default and minimum:
     /// 512000 (500 KiB); smaller values are raised to it].
     #[arg(long, value_name = "BYTES")]
@@ -340,8 +365,14 @@ pub struct FilterArgs {
     pub rules: PathBuf,
     /// The crawler's product token (e.g. `Googlebot`); repeat for several
     /// agents (one verdict column each, in the order given).
-    #[arg(long, value_name = "NAME", required = true)]
+    #[arg(long, value_name = "NAME", required_unless_present = "agent_list")]
     pub agent: Vec<String>,
+    /// Add the agents of a list: `ai` (the AI crawlers, built in) or a
+    /// FILE of product tokens, one a line, each optionally followed by a
+    /// TAB and a category (training, search, assistant, other);
+    /// repeatable. An agent named twice is taken once.
+    #[arg(long, value_name = "ai|FILE")]
+    pub agent_list: Vec<String>,
     /// What to print.
     #[arg(long, value_enum, default_value_t = EmitArg::Allowed)]
     pub emit: EmitArg,
@@ -529,8 +560,14 @@ pub struct ExplainArgs {
     pub file: PathBuf,
     /// The crawler's product token (e.g. `Googlebot`); repeat for several
     /// agents (one verdict column each, in the order given).
-    #[arg(long, value_name = "NAME", required = true)]
+    #[arg(long, value_name = "NAME", required_unless_present = "agent_list")]
     pub agent: Vec<String>,
+    /// Add the agents of a list: `ai` (the AI crawlers, built in) or a
+    /// FILE of product tokens, one a line, each optionally followed by a
+    /// TAB and a category (training, search, assistant, other);
+    /// repeatable. An agent named twice is taken once.
+    #[arg(long, value_name = "ai|FILE")]
+    pub agent_list: Vec<String>,
     /// The dialect for a robots.txt [default: rfc9309]; a rules file
     /// keeps the dialect it was compiled with.
     #[arg(long, value_enum)]
@@ -572,18 +609,75 @@ pub struct InspectArgs {
     /// JSON lines: one object per host of a bundle (one for a robots.txt
     /// or rules file): fetch outcome, sitemaps, crawl-delays, the other
     /// `key: value` lines with their group and line, and per --agent
-    /// whether it is blocked entirely.
-    #[arg(long, conflicts_with_all = ["summary", "host"])]
+    /// whether it is blocked entirely. With --summary, one object per
+    /// agent (or category) instead of the table.
+    #[arg(long, conflicts_with = "host")]
     pub json: bool,
-    /// For a bundle: per --agent, how many hosts block it entirely, block
-    /// some paths, allow everything, and failed to fetch (an aligned
-    /// table).
-    #[arg(long, requires = "agent", conflicts_with = "host")]
+    /// For a bundle or shard directory: per --agent, how many hosts block
+    /// it entirely, block some paths, allow everything, and failed to
+    /// fetch (an aligned table).
+    #[arg(long, conflicts_with = "host")]
     pub summary: bool,
     /// An agent (product token) for --json or --summary; repeatable.
     #[arg(long, value_name = "NAME")]
     pub agent: Vec<String>,
+    /// Add the agents of a list: `ai` (the AI crawlers, built in) or a
+    /// FILE of product tokens, one a line, each optionally followed by a
+    /// TAB and a category (training, search, assistant, other);
+    /// repeatable. An agent named twice is taken once.
+    #[arg(long, value_name = "ai|FILE")]
+    pub agent_list: Vec<String>,
+    /// With --summary: one line per category of the agents' lists
+    /// instead of per agent (a host's stance toward a category: blocked
+    /// entirely or allows all if it is so for every agent of it).
+    #[arg(long, requires = "summary")]
+    pub by_category: bool,
+    /// With --summary: a ranking of domains (`rank,domain` lines, such as
+    /// the Tranco list): the counts again among the ranked hosts of the
+    /// top 1,000, 10,000, ... (a domain stands for its host, else for
+    /// `www.` and the domain).
+    #[arg(long, value_name = "FILE", requires = "summary")]
+    pub ranks: Option<PathBuf>,
+    /// With --summary: also write the summary as one self-contained HTML
+    /// page (bars per agent and category, sortable tables, per-host
+    /// stances as CSV), which loads nothing from the network.
+    #[arg(long, value_name = "OUT.html", requires = "summary")]
+    pub report: Option<PathBuf>,
     /// Write the output here instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// `robofilter diff`.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The old bundle or shard directory (a rules file too, with
+    /// --frontier).
+    #[arg(value_name = "OLD")]
+    pub old: PathBuf,
+    /// The new bundle or shard directory (a rules file too, with
+    /// --frontier).
+    #[arg(value_name = "NEW")]
+    pub new: PathBuf,
+    /// An agent (product token); repeatable.
+    #[arg(long, value_name = "NAME", required_unless_present = "agent_list")]
+    pub agent: Vec<String>,
+    /// Add the agents of a list: `ai` (the AI crawlers, built in) or a
+    /// FILE of product tokens, one a line, each optionally followed by a
+    /// TAB and a category; repeatable. An agent named twice is taken once.
+    #[arg(long, value_name = "ai|FILE")]
+    pub agent_list: Vec<String>,
+    /// One JSON object per changed host and agent: `host`, `agent`, `old`,
+    /// `new`.
+    #[arg(long, conflicts_with = "frontier")]
+    pub json: bool,
+    /// Instead: read this frontier (URL lines, optionally a TAB and
+    /// fields; plain, gzip or zstd; `-`: stdin) and print the lines whose
+    /// verdict changed for an agent, as `OLD<TAB>NEW<TAB>LINE` with a pair
+    /// of verdict columns (`allow`, `disallow`, `unknown`) per agent.
+    #[arg(long, value_name = "FILE")]
+    pub frontier: Option<PathBuf>,
+    /// Write to this file instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 }

@@ -1,6 +1,6 @@
 //! `robofilter inspect ROBOTS_TXT|RULES|BUNDLE`: one fact per line, or
-//! with `--json` one object per host, or with `--summary` a table per
-//! agent.
+//! with `--json` one object per host, or with `--summary` the hosts'
+//! stances counted per agent (a table, JSON lines, an HTML report).
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -14,22 +14,37 @@ use robofilter::{
 use serde_json::{Map, Value, json};
 
 use crate::args::InspectArgs;
+use crate::audit::{self, Agents};
+use robofilter_audit::{Ranks, Summary, report_html};
 use robofilter_io::{self as files, Output, ShardIndex};
 
-pub fn run(args: InspectArgs) -> Result<()> {
+pub fn run(mut args: InspectArgs) -> Result<()> {
     let path = &args.file;
     let want: Option<Dialect> = args.dialect.map(Into::into);
-    if !args.agent.is_empty() && !args.json && !args.summary {
-        bail!("--agent applies to --json and --summary");
+    let any_agent = !args.agent.is_empty() || !args.agent_list.is_empty();
+    if any_agent && !args.json && !args.summary {
+        bail!("--agent and --agent-list apply to --json and --summary");
+    }
+    let agents = audit::agents(&args.agent, &args.agent_list)?;
+    if args.summary && agents.names.is_empty() {
+        bail!(
+            "--summary counts hosts per agent: name them with --agent or --agent-list"
+        );
     }
     // Before any work: an output that is the input would destroy it.
-    if let Some(out) = &args.output {
-        let mut read = vec![path.clone()];
-        read.extend(files::files_of(path));
-        let read: Vec<&std::path::Path> =
-            read.iter().map(|p| p.as_path()).collect();
+    let mut read = vec![path.clone()];
+    read.extend(files::files_of(path));
+    read.extend(args.ranks.clone());
+    let read: Vec<&std::path::Path> =
+        read.iter().map(|p| p.as_path()).collect();
+    for out in args.output.iter().chain(&args.report) {
         files::check_output_not_input(out, &read)?;
     }
+    if args.summary {
+        return summary(&args, &agents, want);
+    }
+    args.agent = agents.names;
+    let path = &args.file;
     if ShardIndex::is_dir(path) {
         return inspect_shards(&args, want);
     }
@@ -50,7 +65,7 @@ pub fn run(args: InspectArgs) -> Result<()> {
         );
     }
     let mut out = Output::new(args.output.as_deref())?;
-    if args.json || args.summary {
+    if args.json {
         return run_json(&args, &bytes, kind, want, out);
     }
     if kind == InputKind::Bundle {
@@ -301,7 +316,7 @@ fn inspect_bundle(
 
 /// A shard directory: every shard is checked against `index.json` (its
 /// length and CRC-32), then described as a bundle (`--host`: only the
-/// host's shard); `--summary` counts over all shards.
+/// host's shard) or with `--json`, its hosts'.
 fn inspect_shards(args: &InspectArgs, want: Option<Dialect>) -> Result<()> {
     let dir = &args.file;
     let name = files::display(dir);
@@ -324,7 +339,7 @@ fn inspect_shards(args: &InspectArgs, want: Option<Dialect>) -> Result<()> {
         None => None,
     };
     let mut out = Output::new(args.output.as_deref())?;
-    let human = !args.json && !args.summary;
+    let human = !args.json;
     if human && only.is_none() {
         writeln!(out, "file: {name}")?;
         writeln!(
@@ -349,7 +364,6 @@ fn inspect_shards(args: &InspectArgs, want: Option<Dialect>) -> Result<()> {
             )?;
         }
     }
-    let mut counts = vec![[0usize; 5]; args.agent.len()];
     let mut damaged: Vec<String> = Vec::new();
     for (i, f) in index.files.iter().enumerate() {
         if only.is_some_and(|s| s != i) {
@@ -371,11 +385,7 @@ fn inspect_shards(args: &InspectArgs, want: Option<Dialect>) -> Result<()> {
                 index.dialect()
             );
         }
-        json_hosts(args, &bundle, &mut out, &mut counts, &mut damaged)?;
-    }
-    if args.summary {
-        let hosts = usize::try_from(index.hosts).unwrap_or(usize::MAX);
-        print_summary(&mut out, &args.agent, &counts, hosts)?;
+        json_hosts(args, &bundle, &mut out, &mut damaged)?;
     }
     out.finish()?;
     any_damaged(&format!("shard directory '{name}'"), &damaged)
@@ -392,8 +402,8 @@ fn any_damaged(what: &str, damaged: &[String]) -> Result<()> {
     bail!("{what}: {hosts} damaged ({first}); compile it again")
 }
 
-/// `--json` and `--summary`: the agents are checked first (as `filter`
-/// checks them), then every host is read.
+/// `--json`: the agents are checked first (as `filter` checks them), then
+/// every host is read.
 fn run_json(
     args: &InspectArgs,
     bytes: &[u8],
@@ -404,9 +414,6 @@ fn run_json(
     let path = &args.file;
     let name = files::display(path);
     if kind != InputKind::Bundle {
-        if args.summary {
-            bail!("--summary applies to bundles; '{name}' is not one");
-        }
         let compiled;
         let rules = if kind == InputKind::Rules {
             files::load_rules(bytes, path)?
@@ -435,24 +442,18 @@ fn run_json(
     }
     let bundle = files::load_bundle(bytes, path)?;
     files::check_agents(&args.agent, bundle.dialect())?;
-    let mut counts = vec![[0usize; 5]; args.agent.len()];
     let mut damaged: Vec<String> = Vec::new();
-    json_hosts(args, &bundle, &mut out, &mut counts, &mut damaged)?;
-    if args.summary {
-        print_summary(&mut out, &args.agent, &counts, bundle.host_len())?;
-    }
+    json_hosts(args, &bundle, &mut out, &mut damaged)?;
     out.finish()?;
     any_damaged(&format!("bundle '{name}'"), &damaged)
 }
 
-/// `--json` and `--summary` over the hosts of `bundle`: one object per
-/// host, or its counts added to `counts`; damaged members are added to
-/// `damaged`.
+/// `--json` over the hosts of `bundle`: one object per host; damaged
+/// members are added to `damaged`.
 fn json_hosts(
     args: &InspectArgs,
     bundle: &robofilter::Bundle<'_>,
     out: &mut Output,
-    counts: &mut [[usize; 5]],
     damaged: &mut Vec<String>,
 ) -> Result<()> {
     // Members are shared by hosts with identical robots.txt bodies (and by
@@ -523,98 +524,9 @@ fn json_hosts(
                 obj.insert("allows_everything".into(), Value::Object(per));
             }
         }
-        if args.summary {
-            for (i, a) in args.agent.iter().enumerate() {
-                counts[i][category(&obj, h.rules(), a)] += 1;
-            }
-        } else {
-            serde_json::to_writer(&mut *out, &obj)?;
-            writeln!(out)?;
-        }
+        serde_json::to_writer(&mut *out, &obj)?;
+        writeln!(out)?;
     }
-    Ok(())
-}
-
-/// Summary columns.
-const BLOCKED: usize = 0;
-const SOME: usize = 1;
-const ALLOWED: usize = 2;
-const FAILED: usize = 3;
-const UNDECIDED: usize = 4;
-
-/// Which summary column a host falls in for agent `a`.
-fn category(obj: &Map<String, Value>, rules: HostRules, a: &str) -> usize {
-    match rules {
-        HostRules::DisallowAll => FAILED,
-        HostRules::AllowAll => ALLOWED,
-        HostRules::Member(_) => {
-            let get = |k: &str| obj.get(k).and_then(|v| v.get(a));
-            match (get("blocked_entirely"), get("allows_everything")) {
-                (Some(Value::Bool(true)), _) => BLOCKED,
-                (_, Some(Value::Bool(true))) => ALLOWED,
-                (Some(Value::Bool(false)), Some(Value::Bool(false))) => SOME,
-                _ => UNDECIDED,
-            }
-        }
-    }
-}
-
-fn print_summary(
-    out: &mut Output,
-    agents: &[String],
-    counts: &[[usize; 5]],
-    hosts: usize,
-) -> Result<()> {
-    let mut head = vec![
-        "agent",
-        "blocked entirely",
-        "blocks some paths",
-        "allows all",
-        "failed to fetch",
-    ];
-    let undecided = counts.iter().any(|c| c[UNDECIDED] > 0);
-    if undecided {
-        head.push("undecided");
-    }
-    let rows: Vec<Vec<String>> = agents
-        .iter()
-        .zip(counts)
-        .map(|(a, c)| {
-            let mut row = vec![a.clone()];
-            for col in [BLOCKED, SOME, ALLOWED, FAILED] {
-                row.push(c[col].to_string());
-            }
-            if undecided {
-                row.push(c[UNDECIDED].to_string());
-            }
-            row
-        })
-        .collect();
-    let widths: Vec<usize> = (0..head.len())
-        .map(|i| {
-            rows.iter()
-                .map(|r| r[i].len())
-                .chain([head[i].len()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let line = |cells: Vec<String>| {
-        let mut s = String::new();
-        for (i, c) in cells.iter().enumerate() {
-            if i == 0 {
-                s.push_str(&format!("{c:<w$}", w = widths[0]));
-            } else {
-                s.push_str(&format!("  {c:>w$}", w = widths[i]));
-            }
-        }
-        s
-    };
-    writeln!(out, "{}", line(head.iter().map(|h| h.to_string()).collect()))?;
-    for r in rows {
-        writeln!(out, "{}", line(r))?;
-    }
-    writeln!(out, "({hosts} hosts)")?;
     Ok(())
 }
 
@@ -716,4 +628,69 @@ fn describe_rules(
 /// `1 host`, `2 hosts`.
 fn counted(n: u64, noun: &str) -> String {
     if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
+}
+
+/// `--summary`: every host's stance toward each agent, counted per agent
+/// (or category), over all hosts and with `--ranks` per rank tier; a
+/// table or JSON lines, and with `--report` the HTML page of the same
+/// numbers.
+fn summary(
+    args: &InspectArgs,
+    agents: &Agents,
+    want: Option<Dialect>,
+) -> Result<()> {
+    let path = &args.file;
+    let name = files::display(path);
+    let ranks = match &args.ranks {
+        Some(file) => {
+            let text = std::fs::read(file).with_context(|| {
+                format!("cannot read ranks '{}'", files::display(file))
+            })?;
+            let ranks = Ranks::parse(&text).map_err(|e| {
+                anyhow::anyhow!("ranks '{}': {e}", files::display(file))
+            })?;
+            Some(ranks)
+        }
+        None => None,
+    };
+    let (table, dialect) = audit::stance_table(path, &agents.names, want)?;
+    let host_ranks = ranks.as_ref().map(|r| r.host_ranks(&table));
+    let tiers = ranks.as_ref().map(Ranks::tiers).unwrap_or_default();
+    let summary = Summary::new(
+        &table,
+        &agents.categories,
+        host_ranks.as_deref().map(|h| (&tiers[..], h)),
+    );
+    if let Some(report) = &args.report {
+        let kind = match ShardIndex::is_dir(path) {
+            true => "shard directory",
+            false => "bundle",
+        };
+        let mut facts =
+            vec![(kind, name.to_string()), ("dialect", dialect.to_string())];
+        if !args.agent_list.is_empty() {
+            facts.push(("agent lists", args.agent_list.join(", ")));
+        }
+        if let (Some(file), Some(r)) = (&args.ranks, &ranks) {
+            let ranked =
+                format!("{} ({} domains)", files::display(file), r.len());
+            facts.push(("ranks", ranked));
+        }
+        facts.push((
+            "made by",
+            format!("robofilter {}", env!("CARGO_PKG_VERSION")),
+        ));
+        let html =
+            report_html(&summary, &table, host_ranks.as_deref(), &facts);
+        let mut page = Output::new(Some(report))?;
+        page.write_all(html.as_bytes())?;
+        page.finish()?;
+    }
+    let mut out = Output::new(args.output.as_deref())?;
+    if args.json {
+        summary.write_json(&mut out, args.by_category)?;
+    } else {
+        summary.write_table(&mut out, args.by_category)?;
+    }
+    out.finish()
 }

@@ -14,7 +14,9 @@ macro_rules! diag {
 }
 
 mod args;
+mod audit;
 mod compile;
+mod diff;
 mod explain;
 mod fetch;
 mod filter;
@@ -73,12 +75,26 @@ fn usage_error(err: &clap::Error) -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Check(a) => explain::check(a),
-        Command::Compile(a) => compile::run(a),
-        Command::Filter(a) => filter::run(a),
-        Command::Explain(a) => explain::explain(a),
+        // `--agent-list` adds its tokens wherever `--agent` is taken.
+        Command::Check(mut a) => {
+            a.agent = audit::agent_names(a.agent, &a.agent_list)?;
+            explain::check(a)
+        }
+        Command::Compile(mut a) => {
+            a.agent = audit::agent_names(a.agent, &a.agent_list)?;
+            compile::run(a)
+        }
+        Command::Filter(mut a) => {
+            a.agent = audit::agent_names(a.agent, &a.agent_list)?;
+            filter::run(a)
+        }
+        Command::Explain(mut a) => {
+            a.agent = audit::agent_names(a.agent, &a.agent_list)?;
+            explain::explain(a)
+        }
         Command::Fetch(a) => fetch::run(a),
         Command::Inspect(a) => inspect::run(a),
+        Command::Diff(a) => diff::run(a),
         Command::Shard(a) => shard::run(a),
         Command::Generate(a) => generate(a.what),
     }

@@ -12,6 +12,7 @@ mod random;
 #[path = "../crates/robofilter/tests/cycles.rs"]
 mod cycles;
 
+mod audit;
 mod cli;
 mod edges_input;
 mod edges_output;
