@@ -38,6 +38,9 @@ use robofilter_sources::HostSource;
 
 mod facts;
 mod functions;
+mod text;
+
+use text::text_or_bytes;
 
 create_exception!(
     robofilter,
@@ -1289,34 +1292,6 @@ fn concat_verdicts(arrays: &[&dyn Array]) -> ArrayRef {
     Arc::new(
         DictionaryArray::try_new(keys, values).expect("codes are in range"),
     )
-}
-
-/// A `str` (as UTF-8) or `bytes` argument.
-fn text_or_bytes<'b>(
-    value: &'b Bound<'_, PyAny>,
-    what: &str,
-) -> PyResult<std::borrow::Cow<'b, [u8]>> {
-    use std::borrow::Cow;
-    if let Ok(s) = value.cast::<PyString>() {
-        match s.to_str() {
-            Ok(text) => Ok(Cow::Borrowed(text.as_bytes())),
-            // Lone surrogates: Python's stand-ins for undecodable octets
-            // (`os.fsdecode`), given back as those octets.
-            Err(_) => {
-                let encoded =
-                    s.call_method1("encode", ("utf-8", "surrogateescape"))?;
-                let encoded = encoded.cast::<PyBytes>()?;
-                Ok(Cow::Owned(encoded.as_bytes().to_vec()))
-            }
-        }
-    } else if let Ok(b) = value.cast::<PyBytes>() {
-        Ok(Cow::Borrowed(b.as_bytes()))
-    } else {
-        Err(PyTypeError::new_err(format!(
-            "{what} must be str or bytes, not {}",
-            value.get_type().name()?
-        )))
-    }
 }
 
 /// An outcome's name as a Python string, interned: one `verdict()` call
