@@ -641,6 +641,12 @@ fn summary(
 ) -> Result<()> {
     let path = &args.file;
     let name = files::display(path);
+    if args.by_category && agents.categories.iter().all(Option::is_none) {
+        bail!(
+            "--by-category rolls up the categories of agent lists, and no \
+             agent has one (add --agent-list ai, or a list with categories)"
+        );
+    }
     let ranks = match &args.ranks {
         Some(file) => {
             let text = std::fs::read(file).with_context(|| {

@@ -373,6 +373,15 @@ fn agent_lists_work_wherever_agent_is_taken() {
     dir.run(&["check", "old.bundle", "--agent-list", "nope.tsv", "http://x/"])
         .fails(&["nope.tsv", "built-in lists are: ai"]);
     dir.run(&["inspect", "old.bundle", "--summary"]).fails(&["--agent"]);
+    dir.run(&[
+        "inspect",
+        "old.bundle",
+        "--summary",
+        "--agent",
+        "A",
+        "--by-category",
+    ])
+    .fails(&["no agent has one"]);
     dir.run(&["filter", "old.bundle", "urls.txt"]).fails(&["--agent"]);
 }
 
