@@ -10,13 +10,6 @@
 //! elsewhere) and reports them as offsets, so that the library can build
 //! the path of either dialect without a second scan.
 //!
-//! A whole chunk of lines ([`scan_lines`], how `filter` and the frontier
-//! read) is scanned in two stages instead, as simdjson builds its
-//! structural index: one vector pass classifies 64 octets at a time into
-//! bitmaps of the octets the facts need, and each line's end and facts
-//! are then read off the bitmaps by bit arithmetic, with no loop over its
-//! octets. Its answers are [`scan_next`]'s, line by line.
-//!
 //! This crate holds the `unsafe` SIMD loads so that the `robofilter`
 //! library itself can forbid `unsafe` code. It knows nothing of robots.txt.
 //!
@@ -57,10 +50,6 @@
 #[cfg(any(test, feature = "std"))]
 extern crate std;
 
-// The chunk scan's stages: the bitmaps (stage one), the lines read off
-// them (stage two).
-mod bitmaps;
-mod lines;
 #[cfg(test)]
 mod tests;
 
@@ -187,8 +176,7 @@ unsafe fn scan_with<F: Finder>(buf: &[u8], len: usize) -> Option<Line> {
     if found.url_end < line_len && buf[found.url_end] != b'\t' {
         return None;
     }
-    // The URL is not empty: it starts with `scheme://`.
-    found.line(buf[found.url_end - 1], line_len, scheme_len)
+    found.line(buf, line_len, scheme_len)
 }
 
 /// Classifies the first line of `buf` (up to its first `\n`, or all of
@@ -255,22 +243,17 @@ unsafe fn scan_next_with<F: Finder>(buf: &[u8]) -> (usize, Option<Line>) {
         }
         Some(_) => return (newline(stop), None),
     };
-    // The URL is not empty: it starts with `scheme://`.
-    let last = buf[found.url_end - 1];
-    (end, found.line(last, line_len, scheme_len))
+    (end, found.line(buf, line_len, scheme_len))
 }
 
 /// Calls `f(start, len, line)` for each line of `chunk` in order, where
 /// `(len, line)` is [`scan_next`]`(&chunk[start..])` (the line is
 /// `chunk[start..start + len]`), until `f` breaks or the chunk ends.
 ///
-/// The answers are [`scan_next`]'s, found in two stages rather than a pass
-/// per line: one vector pass classifies the chunk's octets into bitmaps
-/// (of the octets a URL stops at: control octets, `;` and `#`; and of
-/// `/ ?`), 4 KiB at a time, and each line's end and facts are then read
-/// off them by bit arithmetic, with no loop over its octets (simdjson's
-/// structural index is the model). The loop runs inside the vector pass's
-/// target feature, so `f` is inlined into it and a line costs no call.
+/// This is [`scan_next`] in a loop, with the loop inside the vector
+/// pass's target feature: `f` is inlined into it, so a line costs no call
+/// into the pass, and the pass's constants are set up once per chunk
+/// rather than per line.
 ///
 /// ```
 /// use core::ops::ControlFlow;
@@ -292,8 +275,28 @@ pub fn scan_lines<B>(
         // SAFETY: the CPU has AVX2.
         return unsafe { avx2::scan_lines(chunk, f) };
     }
-    // SAFETY: the baseline classifier needs nothing of the CPU.
-    unsafe { lines::scan_lines_with::<Baseline, B>(chunk, f) }
+    // SAFETY: the baseline pass needs nothing of the CPU.
+    unsafe { scan_lines_with::<Baseline, B>(chunk, f) }
+}
+
+/// [`scan_lines`] with the pass `F`.
+///
+/// # Safety
+///
+/// The CPU must have what `F` needs.
+#[inline(always)]
+unsafe fn scan_lines_with<F: Finder, B>(
+    chunk: &[u8],
+    mut f: impl FnMut(usize, usize, Option<Line>) -> ControlFlow<B>,
+) -> ControlFlow<B> {
+    let mut start = 0;
+    while start < chunk.len() {
+        // SAFETY: this function's contract.
+        let (len, line) = unsafe { scan_next_with::<F>(&chunk[start..]) };
+        f(start, len, line)?;
+        start += len + 1;
+    }
+    ControlFlow::Continue(())
 }
 
 /// The length of the scheme if `line` starts with
@@ -332,8 +335,8 @@ fn other_scheme_len(line: &[u8]) -> Option<usize> {
 const NONE: usize = usize::MAX;
 
 /// What one pass found: where it stopped, and the first offset at or
-/// after `from` and before that stop of each class of octets, or any
-/// offset at or past the stop ([`NONE`], say) if there is none.
+/// after `from` and before that stop of each class of octets, [`NONE`] if
+/// there is none.
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
 struct Found {
     /// The first control octet, or the limit: where the URL ends if that
@@ -349,19 +352,20 @@ struct Found {
 
 impl Found {
     /// The facts of a line of `line_len` octets whose URL ends at
-    /// `self.url_end` (the caller has checked the octet there) with the
-    /// octet `last`, or `None` if that is a space.
+    /// `self.url_end` (the caller has checked the octet there), or `None`
+    /// if the URL ends with a space.
     #[inline(always)]
     fn line(
         self,
-        last: u8,
+        buf: &[u8],
         line_len: usize,
         scheme_len: usize,
     ) -> Option<Line> {
-        if last == b' ' {
+        // The URL is not empty: it starts with `scheme://`.
+        if buf[self.url_end - 1] == b' ' {
             return None;
         }
-        let some = |k: usize| (k < self.url_end).then_some(k);
+        let some = |k: usize| (k != NONE).then_some(k);
         Some(Line {
             url_len: self.url_end,
             line_len,
@@ -567,8 +571,7 @@ mod avx2 {
 
     use core::ops::ControlFlow;
 
-    use super::bitmaps::{self, Batch, Classify, Word, vector};
-    use super::{Finder, Found, Line, Vector, lines};
+    use super::{Finder, Found, Line, Vector};
 
     super::vector!(
         __m256i,
@@ -642,32 +645,7 @@ mod avx2 {
         unsafe { super::scan_next_with::<Avx2>(buf) }
     }
 
-    impl Classify for Avx2 {
-        #[inline(always)]
-        unsafe fn word(octets: &[u8]) -> Word {
-            // SAFETY: the CPU has AVX2 (the trait's contract).
-            unsafe { vector::word::<__m256i>(octets) }
-        }
-
-        #[inline(always)]
-        unsafe fn fill(chunk: &[u8], first: usize, batch: &mut Batch) {
-            // SAFETY: as above.
-            unsafe { fill_batch(chunk, first, batch) }
-        }
-    }
-
-    /// [`Classify::fill`] with AVX2, out of line (once per batch).
-    ///
-    /// # Safety
-    ///
-    /// The CPU must have AVX2 ([`available`]).
-    #[target_feature(enable = "avx2")]
-    unsafe fn fill_batch(chunk: &[u8], first: usize, batch: &mut Batch) {
-        // SAFETY: the CPU has AVX2 (this function's contract).
-        unsafe { bitmaps::fill::<Avx2>(chunk, first, batch) }
-    }
-
-    /// [`super::scan_lines`] with the AVX2 classifier.
+    /// [`super::scan_lines`] with the AVX2 pass.
     ///
     /// # Safety
     ///
@@ -678,7 +656,7 @@ mod avx2 {
         f: impl FnMut(usize, usize, Option<Line>) -> ControlFlow<B>,
     ) -> ControlFlow<B> {
         // SAFETY: the CPU has AVX2 (this function's contract).
-        unsafe { lines::scan_lines_with::<Avx2, B>(chunk, f) }
+        unsafe { super::scan_lines_with::<Avx2, B>(chunk, f) }
     }
 
     /// [`super::scan`] with the AVX2 pass.

@@ -1,14 +1,12 @@
-//! Tests: the SSE2, AVX2 and portable passes, alone and in the two-stage chunk scan (with each classifier), against a naive byte-by-byte oracle and against each other.
+//! Tests: the SSE2, AVX2 and portable passes, alone and in the chunk loop, against a naive byte-by-byte oracle.
 
 use core::ops::ControlFlow;
 use std::string::ToString;
 use std::vec::Vec;
 
-use super::bitmaps::portable::Portable;
-use super::lines::scan_lines_with;
 use super::{
-    Baseline, Line, find, portable, scan, scan_lines, scan_next,
-    scan_next_with, scan_with,
+    Baseline, Line, find, portable, scan, scan_lines, scan_lines_with,
+    scan_next, scan_next_with, scan_with,
 };
 
 /// The definition, one octet at a time (the oracle).
@@ -59,7 +57,7 @@ fn scan_portable(buf: &[u8], len: usize) -> Option<Line> {
     if found.url_end < line_len && buf[found.url_end] != b'\t' {
         return None;
     }
-    found.line(buf[found.url_end - 1], line_len, scheme_len)
+    found.line(buf, line_len, scheme_len)
 }
 
 /// What [`scan_next`] must give: the first `\n` (or the end), and
@@ -82,13 +80,6 @@ fn check(buf: &[u8], len: usize) {
     // followed by more of the chunk.
     let next = next_by_memchr(buf);
     assert_eq!(scan_next(buf), next, "next {:?}", show());
-    // The two stages, with each classifier, on the line as a chunk's
-    // first (an empty chunk has no line).
-    for lines in scanned_lines(buf) {
-        let first = lines.first().copied();
-        let want = (!buf.is_empty()).then_some((0, next.0, next.1));
-        assert_eq!(first, want, "lines {:?}", show());
-    }
     // SAFETY: as above.
     let baseline = unsafe { scan_next_with::<Baseline>(buf) };
     assert_eq!(baseline, next, "baseline next {:?}", show());
@@ -337,7 +328,7 @@ fn avx2_is_checked_where_the_cpu_has_it() {
 
 /// The lines of `chunk` as `scan_lines` must give them: the oracle's
 /// [`next_by_memchr`] from each line's start.
-fn lines_by_memchr(chunk: &[u8]) -> Vec<Facts> {
+fn lines_by_memchr(chunk: &[u8]) -> Vec<(usize, usize, Option<Line>)> {
     let mut lines = Vec::new();
     let mut start = 0;
     while start < chunk.len() {
@@ -348,49 +339,23 @@ fn lines_by_memchr(chunk: &[u8]) -> Vec<Facts> {
     lines
 }
 
-/// One line as `scan_lines` reports it: `(start, len, line)`.
-type Facts = (usize, usize, Option<Line>);
-
-/// The lines `scan_lines` gives for `chunk`: the public entry, then with
-/// each classifier (the baseline, the portable one, and AVX2 where the
-/// CPU has it).
-fn scanned_lines(chunk: &[u8]) -> Vec<Vec<Facts>> {
-    fn with<C: super::bitmaps::Classify>(chunk: &[u8]) -> Vec<Facts> {
-        let mut lines = Vec::new();
-        // SAFETY: the callers below check what `C` needs.
-        let _ = unsafe {
-            scan_lines_with::<C, ()>(chunk, |start, len, line| {
-                lines.push((start, len, line));
-                ControlFlow::Continue(())
-            })
-        };
-        lines
-    }
+/// The lines `scan_lines` gives for `chunk`, with the public pass and
+/// with the baseline one.
+fn scanned_lines(chunk: &[u8]) -> [Vec<(usize, usize, Option<Line>)>; 2] {
     let mut public = Vec::new();
     let _ = scan_lines(chunk, |start, len, line| {
         public.push((start, len, line));
         ControlFlow::<()>::Continue(())
     });
-    let mut all = std::vec![public, with::<Baseline>(chunk)];
-    all.push(with::<Portable>(chunk));
-    #[cfg(target_arch = "x86_64")]
-    if super::avx2::available() {
-        all.push(with::<super::avx2::Avx2>(chunk));
-    }
-    all
-}
-
-/// The lines of `chunk` by the per-line pass, [`scan_next`] in a loop:
-/// the way `scan_lines` worked before its two stages.
-fn lines_by_scan_next(chunk: &[u8]) -> Vec<Facts> {
-    let mut lines = Vec::new();
-    let mut start = 0;
-    while start < chunk.len() {
-        let (len, line) = scan_next(&chunk[start..]);
-        lines.push((start, len, line));
-        start += len + 1;
-    }
-    lines
+    let mut baseline = Vec::new();
+    // SAFETY: the baseline pass needs nothing of the CPU.
+    let _ = unsafe {
+        scan_lines_with::<Baseline, ()>(chunk, |start, len, line| {
+            baseline.push((start, len, line));
+            ControlFlow::Continue(())
+        })
+    };
+    [public, baseline]
 }
 
 #[test]
@@ -440,156 +405,4 @@ fn scan_lines_stops_where_told() {
     });
     assert_eq!(stop, ControlFlow::Break(9));
     assert_eq!(seen, [0, 10, 14]);
-}
-
-/// The octets of a batch of stage one's bitmaps.
-const BATCH_LEN: usize = super::bitmaps::BATCH * super::bitmaps::WORD;
-
-/// Appends one random frontier line to `chunk`, without its end: a URL
-/// or something like one, garbage of any octet, nothing, one of exactly
-/// a word's length or a neighbour of it, or one longer than a batch of
-/// words (see [`super::bitmaps`]).
-fn push_line(next: &mut impl FnMut(usize) -> usize, chunk: &mut Vec<u8>) {
-    const STARTS: &[&[u8]] = &[
-        b"https://",
-        b"http://",
-        b"s3+x.y-z://",
-        b"h://",
-        b"H",
-        b"http:/",
-        b"",
-        b" https://",
-    ];
-    let start = chunk.len();
-    let url_like = |next: &mut dyn FnMut(usize) -> usize,
-                    chunk: &mut Vec<u8>,
-                    pieces: usize| {
-        // Mostly the schemes of a frontier, so that the rest matters.
-        chunk.extend_from_slice(match next(3) {
-            0 => STARTS[next(STARTS.len())],
-            _ => STARTS[next(2)],
-        });
-        for _ in 0..pieces {
-            let piece = PIECES[next(PIECES.len())];
-            // `\n` ends the line early, control octets make it garbage:
-            // less often than the rest.
-            if piece.iter().any(|&b| b < b' ' || b == 0x7f) && next(4) != 0 {
-                continue;
-            }
-            chunk.extend_from_slice(piece);
-        }
-    };
-    match next(10) {
-        0 => {}
-        1 => {
-            for _ in 0..next(80) {
-                chunk.push(next(256) as u8);
-            }
-        }
-        2 => {
-            // Exactly a word's length, give or take one, or two words'.
-            let len = [62, 63, 64, 65, 66, 127, 128, 129][next(8)];
-            url_like(next, chunk, 3);
-            chunk.resize(start + len, b'a');
-            chunk.truncate(start + len);
-            if next(2) == 0 {
-                // The octet that decides the answer, at the end.
-                *chunk.last_mut().unwrap() = b" \t#;/?\r\x00\x7f"[next(9)];
-            }
-        }
-        3 => {
-            // As long as a batch or longer, with its classes anywhere.
-            url_like(next, chunk, 4);
-            for _ in 0..100 + next(2 * BATCH_LEN) {
-                chunk.push(match next(64) {
-                    0 => PIECES[next(PIECES.len())][0],
-                    _ => b'x',
-                });
-            }
-        }
-        _ => {
-            let pieces = next(30);
-            url_like(next, chunk, pieces)
-        }
-    }
-    if next(6) == 0 {
-        // Fields after a TAB, which may hold anything but `\n`.
-        chunk.push(b'\t');
-        for _ in 0..next(40) {
-            chunk.push(match next(256) as u8 {
-                b'\n' => b'\t',
-                b => b,
-            });
-        }
-    }
-}
-
-/// The differential test of the two stages: random chunks of every kind
-/// of line, ending anywhere (after a `\n` or not) and starting anywhere
-/// against a word, give the same lines by every classifier as by the
-/// per-line pass ([`scan_next`] in a loop) and the naive oracle.
-#[test]
-fn two_stages_agree_with_the_per_line_pass() {
-    let mut next = xorshift(0xd1b5_4a32_d192_ed03);
-    let (mut lines, mut urls, mut long) = (0, 0, 0);
-    let mut chunk = Vec::new();
-    for round in 0..6_000 {
-        chunk.clear();
-        // Octets before the chunk, so that it starts anywhere in a word
-        // of the buffer (the words are counted from the chunk's start).
-        let skip = next(70);
-        chunk.resize(skip, b'\n');
-        for _ in 0..next(40) {
-            push_line(&mut next, &mut chunk);
-            let end = [&b"\n"[..], b"\r\n", b"\n", b"\r\n", b"\r\r\n"];
-            chunk.extend_from_slice(end[next(end.len())]);
-        }
-        match next(3) {
-            0 => {}
-            1 if chunk.len() > skip => {
-                chunk.pop();
-            }
-            1 => {}
-            _ => push_line(&mut next, &mut chunk),
-        }
-        let chunk = &chunk[skip..];
-        let want = lines_by_scan_next(chunk);
-        assert_eq!(want, lines_by_memchr(chunk), "the per-line pass");
-        for (k, got) in scanned_lines(chunk).into_iter().enumerate() {
-            if got != want {
-                let at = got.iter().zip(&want).position(|(g, w)| g != w);
-                let show = at.map(|at| {
-                    let (start, len, _) = want[at];
-                    chunk[start..start + len].escape_ascii().to_string()
-                });
-                panic!("round {round}, scan {k}, line {at:?}: {show:?}");
-            }
-        }
-        lines += want.len();
-        urls += want.iter().filter(|l| l.2.is_some()).count();
-        long += want.iter().filter(|l| l.1 > BATCH_LEN).count();
-    }
-    assert!(lines > 80_000, "{lines} lines");
-    assert!(urls > lines / 5 && urls < lines * 4 / 5, "{urls} of {lines}");
-    assert!(long > 500, "{long} lines longer than a batch");
-}
-
-/// Every chunk end: each prefix of a chunk that holds lines across words
-/// and a batch boundary, so that the last line (cut anywhere, with or
-/// without its `\n`) meets the chunk's end in every octet of a word.
-#[test]
-fn every_chunk_end() {
-    let mut chunk = Vec::new();
-    let mut next = xorshift(0x0123_4567_89ab_cdef);
-    while chunk.len() < BATCH_LEN + 300 {
-        push_line(&mut next, &mut chunk);
-        chunk.extend_from_slice(if next(2) == 0 { b"\n" } else { b"\r\n" });
-    }
-    for len in (0..=chunk.len()).rev() {
-        let chunk = &chunk[..len];
-        let want = lines_by_memchr(chunk);
-        for got in scanned_lines(chunk) {
-            assert_eq!(got, want, "chunk of {len}");
-        }
-    }
 }
