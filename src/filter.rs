@@ -140,24 +140,17 @@ pub fn run(args: FilterArgs) -> Result<()> {
                 parquet,
                 out,
             )?,
-            Some(parquet) => {
-                // Printed as URL lines: a line per row.
-                let (paths, inputs) = parquet.into_url_lines();
-                let progress = progress_bar(&inputs);
-                robofilter_frontier::filter(
-                    checker,
-                    &rules_name,
-                    &options,
-                    &paths,
-                    inputs,
-                    out,
-                    progress,
-                )?
-            }
-            None => {
-                // Every input opened before any output: a bad path fails
-                // first.
-                let inputs = robofilter_frontier::open_inputs(&paths)?;
+            parquet => {
+                let (paths, inputs) = match parquet {
+                    // Printed as URL lines: a line per row.
+                    Some(parquet) => parquet.into_url_lines(),
+                    // Every input opened before any output: a bad path
+                    // fails first.
+                    None => {
+                        let inputs = robofilter_frontier::open_inputs(&paths)?;
+                        (paths.clone(), inputs)
+                    }
+                };
                 let progress = progress_bar(&inputs);
                 robofilter_frontier::filter(
                     checker,
