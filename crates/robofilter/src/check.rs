@@ -270,8 +270,8 @@ impl<'a> Members<'a> {
 /// A bundle member that could not be used: its rules file is damaged, or
 /// it was compiled for other agents.
 ///
-/// One pointer wide, so that `Result<Target, MemberError>` fits in two
-/// registers (see [`Target`]).
+/// One pointer wide, so that `Result<Target, MemberError>` stays small
+/// (see [`Target`]).
 #[derive(Clone, Debug)]
 pub struct MemberError {
     inner: Box<MemberErrorInner>,
@@ -431,11 +431,11 @@ pub enum Target<'m, 'a> {
     /// The fetch outcome of the host's robots.txt decides every URL, with
     /// the cause the bundle recorded, if any
     /// ([`HostInfo::cause`](crate::HostInfo::cause)).
-    Fixed(Verdict, FetchStatus, Option<&'a str>),
+    Fixed(Verdict, FetchStatus, Option<&'m &'a str>),
     /// The URL is the host's `/robots.txt`, which the rfc9309 dialect
     /// always allows (RFC 9309 section 2.2.2), whatever the fetch outcome
     /// (this status and cause) says about the host's other URLs.
-    RobotsTxt(FetchStatus, Option<&'a str>),
+    RobotsTxt(FetchStatus, Option<&'m &'a str>),
     /// The bundle has no entry for the host, or the URL has no host.
     Unknown,
     /// The URL's authority holds an octet RFC 3986 forbids there (see
@@ -443,6 +443,9 @@ pub enum Target<'m, 'a> {
     /// cannot decide it and the line is [`Outcome::Invalid`].
     Ambiguous,
 }
+
+// Kept at two words (see above): a wider variant fails the build.
+const _: () = assert!(size_of::<Target<'static, 'static>>() <= 16);
 
 impl Target<'_, '_> {
     /// This host's target for `url` in a bundle of `dialect`: a host whose
@@ -678,6 +681,10 @@ enum Scope<'a> {
         matchers: Vec<OnceLock<Result<Matchers<'a>, MemberError>>>,
         /// What hot groups may spend (shared with the other shards).
         allowance: Arc<Allowance>,
+        /// The recorded causes of the hosts without rules, by host index:
+        /// a [`Target::Fixed`] points at its cause here, so that a target
+        /// stays two words.
+        causes: Vec<(usize, &'a str)>,
     },
     Shards {
         dialect: Dialect,
@@ -790,12 +797,18 @@ impl<'a> UrlChecker<'a> {
         allowance: Arc<Allowance>,
     ) -> Result<UrlChecker<'a>, MemberError> {
         let matchers = (0..bundle.member_len()).map(|_| OnceLock::new());
+        let causes = bundle
+            .hosts()
+            .enumerate()
+            .filter_map(|(i, h)| h.cause().map(|c| (i, c)))
+            .collect();
         let checker = UrlChecker {
             scope: Scope::Hosts {
                 bundle: bundle.clone(),
                 members,
                 matchers: matchers.collect(),
                 allowance,
+                causes,
             },
             agents: agents.iter().map(|a| a.to_string()).collect(),
         };
@@ -924,7 +937,7 @@ impl<'a> UrlChecker<'a> {
 
     /// The agents' matchers for bundle member `m`.
     fn member_matchers(&self, m: usize) -> Result<&Matchers<'a>, MemberError> {
-        let Scope::Hosts { bundle, members, matchers, allowance } =
+        let Scope::Hosts { bundle, members, matchers, allowance, .. } =
             &self.scope
         else {
             unreachable!("only bundles have members")
@@ -1012,6 +1025,13 @@ impl<'a> UrlChecker<'a> {
         bundle: &Bundle<'a>,
         cache: &mut HostCache<'m, 'a>,
     ) -> Result<Target<'m, 'a>, MemberError> {
+        let cause = |i: usize| match &self.scope {
+            Scope::Hosts { causes, .. } => causes
+                .binary_search_by_key(&i, |c| c.0)
+                .ok()
+                .map(|c| &causes[c].1),
+            _ => None,
+        };
         let target = match bundle.find(&cache.key) {
             None => Target::Unknown,
             Some(i) => {
@@ -1020,15 +1040,13 @@ impl<'a> UrlChecker<'a> {
                     HostRules::Member(m) => {
                         Target::Rules(self.member_matchers(m)?)
                     }
-                    HostRules::AllowAll => Target::Fixed(
-                        Verdict::Allow,
-                        host.status(),
-                        host.cause(),
-                    ),
+                    HostRules::AllowAll => {
+                        Target::Fixed(Verdict::Allow, host.status(), cause(i))
+                    }
                     HostRules::DisallowAll => Target::Fixed(
                         Verdict::Disallow,
                         host.status(),
-                        host.cause(),
+                        cause(i),
                     ),
                 }
             }
@@ -1157,7 +1175,7 @@ pub fn write_why<'a>(
 
 /// A fetch status with the cause recorded for it, in words: "unreachable
 /// (connection refused)", or the status alone.
-struct Outage<'a>(FetchStatus, Option<&'a str>);
+struct Outage<'a>(FetchStatus, Option<&'a &'a str>);
 
 impl core::fmt::Display for Outage<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
