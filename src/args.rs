@@ -4,7 +4,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use robofilter::Dialect;
+use robofilter::{Dialect, UsageKey};
 
 const EXIT_CODES: &str = "\
 Exit status:
@@ -395,6 +395,18 @@ pub struct FilterArgs {
     /// matched again rule by rule.
     #[arg(long)]
     pub explain: bool,
+    /// Add each agent's AI usage preference for KEY (IETF AIPREF
+    /// `Content-Usage` rules; keys `train-ai` and `search`): a column per
+    /// agent and key, after the verdict columns, of `y`, `n`, `unknown`,
+    /// or `-` where there is none to have (not allowed, no entry for the
+    /// host, not a URL); with --json, `usage`. Repeatable.
+    #[arg(long, value_name = "KEY")]
+    pub usage: Vec<UsageKey>,
+    /// With --emit allowed: drop the allowed lines whose preference for
+    /// KEY is `n` for an agent too (they are counted on stderr).
+    /// Repeatable.
+    #[arg(long, value_name = "KEY")]
+    pub respect: Vec<UsageKey>,
     /// Write to this file instead of stdout (`-`: stdout). A regular file
     /// is replaced atomically and keeps its permissions; through a
     /// symbolic link, the link's target is replaced; a FIFO or device is

@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
+use robofilter::UsageKey;
 use robofilter_frontier::{
     BadKind, Counts, Emit, Format, MAX_THREADS_PER_CORE, Options,
 };
@@ -78,6 +79,18 @@ pub fn run(args: FilterArgs) -> Result<()> {
             files::display(args.output.as_deref().expect("an output"))
         );
     }
+    if !args.respect.is_empty() && args.emit != EmitArg::Allowed {
+        bail!(
+            "--respect drops allowed lines whose usage preference is `n`: \
+             it needs --emit allowed (the default)"
+        );
+    }
+    if parquet_out && !(args.usage.is_empty() && args.respect.is_empty()) {
+        bail!(
+            "--usage and --respect are not yet written to Parquet outputs: \
+             write lines (an output not named *.parquet) instead"
+        );
+    }
     let parts = parquet.as_ref().map(ParquetInputs::paths);
     // Before any work: an output that is an input would destroy it, and a
     // missing output directory is better known now than after the run.
@@ -130,6 +143,8 @@ pub fn run(args: FilterArgs) -> Result<()> {
             InputFormat::Cdxj => Format::Cdxj,
             InputFormat::Lines | InputFormat::Parquet => Format::Lines,
         },
+        usage: dedup(&args.usage),
+        respect: dedup(&args.respect),
     };
     files::with_checker(&args.rules, &args.agent, open, |checker| {
         let run = match parquet {
@@ -278,7 +293,22 @@ fn report(
         c.empty
     )
     .expect("string");
+    if c.refused > 0 {
+        write!(line, "; {} allowed lines dropped by --respect", c.refused)
+            .expect("string");
+    }
     diag!("{line}");
+}
+
+/// The usage keys given, each once, in the order first given.
+fn dedup(keys: &[UsageKey]) -> Vec<UsageKey> {
+    let mut out: Vec<UsageKey> = Vec::with_capacity(keys.len());
+    for &k in keys {
+        if !out.contains(&k) {
+            out.push(k);
+        }
+    }
+    out
 }
 
 /// With several agents, each agent's own counts, after the summary (whose

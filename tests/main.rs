@@ -22,4 +22,5 @@ mod formats;
 mod frontier;
 mod inspect_json;
 mod shards;
+mod usage;
 mod workspace;

@@ -1,12 +1,12 @@
 //! The per-host facts `Rules` answers besides verdicts, read from the
 //! compiled robots.txt as `robofilter inspect --json` reads them: the crawl
-//! delay that applies to an agent, the sitemaps, and the other lines
-//! (Content-Signal, Request-rate, Host, ...).
+//! delay and the Content-Signal line that apply to an agent, the sitemaps,
+//! and the other lines (Content-Usage, Request-rate, Host, ...).
 
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use robofilter::Rules;
+use robofilter::{Rules, SignalKey};
 
 /// The bundle key of `host`: a host name (`A.example`, `a.example:8080`)
 /// or a URL (`https://a.example/x`), normalised as a bundle's names are.
@@ -112,4 +112,27 @@ pub(crate) fn directives<'py>(
         out.append(d)?;
     }
     Ok(out)
+}
+
+/// The Content-Signal line of the groups `agent` gets in `rules`, as a
+/// dict (`ai_train`, `ai_input`, `search`: `True`, `False` or `None`);
+/// `None` without one, or without rules. `name` names the rules in
+/// errors.
+pub(crate) fn content_signal<'py>(
+    py: Python<'py>,
+    rules: Option<&Rules<'_>>,
+    agent: &str,
+    name: &str,
+) -> PyResult<Option<Bound<'py, PyDict>>> {
+    let Some(rules) = rules else { return Ok(None) };
+    let signal = rules
+        .content_signal(agent)
+        .map_err(|e| crate::error(format!("'{name}': {e}")))?;
+    let Some(signal) = signal else { return Ok(None) };
+    let dict = PyDict::new(py);
+    for key in [SignalKey::AiTrain, SignalKey::AiInput, SignalKey::Search] {
+        let name = key.as_str().replace('-', "_");
+        dict.set_item(name, signal.get(key))?;
+    }
+    Ok(Some(dict))
 }

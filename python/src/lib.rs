@@ -15,31 +15,30 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use arrow_array::types::UInt8Type;
-use arrow_array::{
-    Array, ArrayRef, BinaryArray, BinaryViewArray, DictionaryArray,
-    LargeBinaryArray, LargeStringArray, RecordBatch, StringArray,
-    StringViewArray, UInt8Array,
-};
-use arrow_buffer::NullBuffer;
+use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
-use pyo3_arrow::{PyArray, PyChunkedArray, PyRecordBatch};
-use rayon::prelude::*;
+use pyo3_arrow::{PyArray, PyRecordBatch};
 use robofilter::{
     AlignedBytes, Bundle, Compiler, Config, Dialect, Fetch, HostCache,
-    MemberError, Members, Outcome, Rules, Target, UrlChecker,
+    Members, Outcome, Rules, Target, UrlChecker,
 };
 use robofilter_io::Compiled;
 use robofilter_sources::HostSource;
 
+mod arrays;
 mod facts;
 mod functions;
 mod text;
+mod usage;
 
+use arrays::{
+    Urls, VERDICTS, concat_verdicts, thread_count, url_chunks, verdict_field,
+    verdicts,
+};
 use text::text_or_bytes;
 
 create_exception!(
@@ -50,19 +49,6 @@ create_exception!(
      compiled, or an agent the rules were not compiled for. The message is \
      the one `robofilter` prints for the same problem."
 );
-
-/// The verdict names, indexed by the codes in verdict arrays.
-const VERDICTS: [&str; 4] = ["allow", "disallow", "unknown", "invalid"];
-
-/// The code of an outcome in verdict arrays (an index into [`VERDICTS`]).
-fn code(outcome: Outcome) -> u8 {
-    match outcome {
-        Outcome::Allow => 0,
-        Outcome::Disallow => 1,
-        Outcome::Unknown => 2,
-        Outcome::Invalid => 3,
-    }
-}
 
 /// The bytes the rules are read from: a rules file or bundle read into
 /// memory when loaded (so that a file changed afterwards changes no
@@ -489,234 +475,6 @@ impl<'n> core::ops::Deref for Names<'n> {
     }
 }
 
-/// A column of URLs, read in place.
-enum Urls<'c> {
-    Utf8(&'c StringArray),
-    LargeUtf8(&'c LargeStringArray),
-    Utf8View(&'c StringViewArray),
-    Binary(&'c BinaryArray),
-    LargeBinary(&'c LargeBinaryArray),
-    BinaryView(&'c BinaryViewArray),
-}
-
-impl<'c> Urls<'c> {
-    /// Value `i`'s octets.
-    fn value(&self, i: usize) -> &'c [u8] {
-        match self {
-            Urls::Utf8(a) => a.value(i).as_bytes(),
-            Urls::LargeUtf8(a) => a.value(i).as_bytes(),
-            Urls::Utf8View(a) => a.value(i).as_bytes(),
-            Urls::Binary(a) => a.value(i),
-            Urls::LargeBinary(a) => a.value(i),
-            Urls::BinaryView(a) => a.value(i),
-        }
-    }
-
-    fn of(array: &'c dyn Array) -> PyResult<Urls<'c>> {
-        let any = array.as_any();
-        let urls = match array.data_type() {
-            DataType::Utf8 => any.downcast_ref().map(Urls::Utf8),
-            DataType::LargeUtf8 => any.downcast_ref().map(Urls::LargeUtf8),
-            DataType::Utf8View => any.downcast_ref().map(Urls::Utf8View),
-            DataType::Binary => any.downcast_ref().map(Urls::Binary),
-            DataType::LargeBinary => any.downcast_ref().map(Urls::LargeBinary),
-            DataType::BinaryView => any.downcast_ref().map(Urls::BinaryView),
-            _ => None,
-        };
-        urls.ok_or_else(|| {
-            PyTypeError::new_err(format!(
-                "URLs must be an Arrow string or binary array (string, \
-                 large_string, string_view, binary, large_binary, \
-                 binary_view), not {}",
-                array.data_type()
-            ))
-        })
-    }
-
-    /// Decides every URL into `out`, one column per agent of `checker`
-    /// (one code per URL; nulls get a code too, masked by the validity
-    /// copied from the input).
-    fn decide(
-        &self,
-        checker: &UrlChecker<'_>,
-        out: &mut [Vec<u8>],
-        threads: usize,
-    ) -> Result<(), MemberError> {
-        // Offset arrays: a value goes on into the next ones, which the
-        // line scan may read ahead in (as it does in the CLI's chunks).
-        macro_rules! offsets {
-            ($a:expr) => {{
-                let (data, offsets) = ($a.value_data(), $a.value_offsets());
-                decide(checker, out, threads, |i| {
-                    let start = offsets[i] as usize;
-                    (&data[start..], offsets[i + 1] as usize - start)
-                })
-            }};
-        }
-        match self {
-            Urls::Utf8(a) => offsets!(a),
-            Urls::LargeUtf8(a) => offsets!(a),
-            Urls::Binary(a) => offsets!(a),
-            Urls::LargeBinary(a) => offsets!(a),
-            Urls::Utf8View(a) => decide(checker, out, threads, |i| {
-                let v = a.value(i).as_bytes();
-                (v, v.len())
-            }),
-            Urls::BinaryView(a) => decide(checker, out, threads, |i| {
-                let v = a.value(i);
-                (v, v.len())
-            }),
-        }
-    }
-}
-
-/// Fewest URLs per thread: below this a thread costs more than it saves.
-const MIN_PER_THREAD: usize = 16 << 10;
-
-/// Decides line `i` for every agent of `checker` into `out[agent][i]`,
-/// for every `i`, where `line(i)` is `(buf, len)`: the line is
-/// `buf[..len]` and `buf` may go on past it. Each URL is decided once for
-/// all agents (one host lookup, one path). Up to `threads` threads of
-/// rayon's pool each take one contiguous range of URLs (so that each
-/// keeps its own host cache over a run of URLs).
-fn decide<'u>(
-    checker: &UrlChecker<'_>,
-    out: &mut [Vec<u8>],
-    threads: usize,
-    line: impl Fn(usize) -> (&'u [u8], usize) + Sync,
-) -> Result<(), MemberError> {
-    let agents = checker.agents().len();
-    let len = out.first().map_or(0, Vec::len);
-    // `part[agent]` is that agent's codes for URLs `base..`.
-    let run =
-        |base: usize, part: &mut [&mut [u8]]| -> Result<(), MemberError> {
-            // Written for every URL while other threads write theirs:
-            // buffers that share no cache line with another thread's.
-            let mut cache = HostCache::unshared();
-            let mut each = checker.unshared_outcomes();
-            let n = part.first().map_or(0, |p| p.len());
-            for k in 0..n {
-                let (buf, len) = line(base + k);
-                match robofilter::url_line(buf, len) {
-                    Some((url, path)) => {
-                        checker.decide_url(url, path, &mut cache, &mut each)?
-                    }
-                    None => each.fill(Outcome::Invalid),
-                }
-                for (column, outcome) in part.iter_mut().zip(&each) {
-                    column[k] = code(*outcome);
-                }
-            }
-            Ok(())
-        };
-    let parts = threads.min(len / MIN_PER_THREAD).max(1);
-    if parts == 1 {
-        let mut whole: Vec<&mut [u8]> =
-            out.iter_mut().map(|c| &mut c[..]).collect();
-        return run(0, &mut whole);
-    }
-    let part_len = len.div_ceil(parts);
-    // Each part: its slice of every agent's column.
-    let mut split: Vec<Vec<&mut [u8]>> =
-        (0..parts).map(|_| Vec::with_capacity(agents)).collect();
-    for column in out.iter_mut() {
-        for (p, chunk) in column.chunks_mut(part_len).enumerate() {
-            split[p].push(chunk);
-        }
-    }
-    split
-        .into_par_iter()
-        .enumerate()
-        .try_for_each(|(p, mut part)| run(p * part_len, &mut part))
-}
-
-/// The verdicts of one Arrow array of URLs, one array per agent of
-/// `checker`; `name` names the rules in messages.
-fn verdicts(
-    checker: &UrlChecker<'_>,
-    array: &dyn Array,
-    threads: usize,
-    name: &str,
-) -> PyResult<Vec<DictionaryArray<UInt8Type>>> {
-    let urls = Urls::of(array)?;
-    let agents = checker.agents().len();
-    let mut codes = vec![vec![0u8; array.len()]; agents];
-    urls.decide(checker, &mut codes, threads)
-        .map_err(|e| error(format!("bundle '{name}', {e}")))?;
-    let nulls: Option<NullBuffer> = array.logical_nulls();
-    let values: ArrayRef = Arc::new(StringArray::from(VERDICTS.to_vec()));
-    Ok(codes
-        .into_iter()
-        .map(|c| {
-            let keys = UInt8Array::new(c.into(), nulls.clone());
-            DictionaryArray::try_new(keys, values.clone())
-                .expect("codes are in range")
-        })
-        .collect())
-}
-
-/// A verdict column's field: `dictionary<uint8, string>`, nullable.
-fn verdict_field(name: &str) -> Arc<Field> {
-    let ty = DataType::Dictionary(
-        Box::new(DataType::UInt8),
-        Box::new(DataType::Utf8),
-    );
-    Arc::new(Field::new(name, ty, true))
-}
-
-/// `threads` as given to Python: 0 means every core.
-fn thread_count(threads: usize) -> usize {
-    match threads {
-        0 => rayon::current_num_threads(),
-        n => n,
-    }
-}
-
-/// The URLs of a bulk call as Arrow arrays: an array (read in place), a
-/// chunked array (its chunks), or a sequence of `str`/`bytes`/`None`.
-fn url_chunks(urls: &Bound<'_, PyAny>) -> PyResult<Vec<ArrayRef>> {
-    // A lone `str` or `bytes` is one URL, not a sequence of characters.
-    if urls.is_instance_of::<PyString>()
-        || urls.is_instance_of::<PyBytes>()
-        || urls.is_instance_of::<pyo3::types::PyByteArray>()
-    {
-        return Err(PyTypeError::new_err(format!(
-            "expected many URLs (an Arrow array or a list), not one {}: for \
-             one URL use verdict(url, agent), or pass [url]",
-            urls.get_type().name()?
-        )));
-    }
-    Ok(if urls.hasattr("__arrow_c_array__")? {
-        vec![urls.extract::<PyArray>()?.into_inner().0]
-    } else if urls.hasattr("__arrow_c_stream__")? {
-        urls.extract::<PyChunkedArray>()?.into_inner().0
-    } else {
-        vec![Arc::new(sequence_urls(urls)?)]
-    })
-}
-
-/// URLs given as a Python list (or other sequence) of `str`, `bytes` or
-/// `None`, copied into one binary array.
-fn sequence_urls(urls: &Bound<'_, PyAny>) -> PyResult<BinaryArray> {
-    let mut values: Vec<Option<Vec<u8>>> = Vec::new();
-    for item in urls.try_iter()? {
-        let item = item?;
-        if item.is_none() {
-            values.push(None);
-        } else if let Ok(s) = item.cast::<PyString>() {
-            values.push(Some(s.to_str()?.as_bytes().to_vec()));
-        } else if let Ok(b) = item.cast::<PyBytes>() {
-            values.push(Some(b.as_bytes().to_vec()));
-        } else {
-            return Err(PyTypeError::new_err(format!(
-                "a URL must be str, bytes or None, not {}",
-                item.get_type().name()?
-            )));
-        }
-    }
-    Ok(BinaryArray::from_iter(values))
-}
-
 #[pymethods]
 impl PyRules {
     /// Loads a rules file, a bundle or a shard directory written by
@@ -988,8 +746,9 @@ impl PyRules {
         // same printer.
         let mut json = Vec::new();
         self.with_line(&names, text, |each, target| {
+            let usage = robofilter_frontier::Usage { keys: &[], each: &[] };
             robofilter_frontier::json_line(
-                &mut json, &owned, text, url_part, each, target, true,
+                &mut json, &owned, text, url_part, each, target, true, usage,
             );
             Ok(())
         })?;
@@ -1031,6 +790,25 @@ impl PyRules {
             }
         }
         Ok(dict)
+    }
+
+    /// The `Content-Signal` line (Cloudflare's Content Signals Policy)
+    /// that applies to `agent`: the first of the groups whose rules the
+    /// agent gets, as a dict of `ai_train`, `ai_input` and `search`, each
+    /// `True` (yes), `False` (no) or `None` (unset), the shape
+    /// fast-robotstxt gives; `None` without such a line. `host` as for
+    /// `crawl_delay`.
+    #[pyo3(signature = (agent, host = None))]
+    fn content_signal<'py>(
+        &self,
+        py: Python<'py>,
+        agent: &str,
+        host: Option<&str>,
+    ) -> PyResult<Option<Bound<'py, PyDict>>> {
+        self.warn_agents(&[agent])?;
+        self.with_host_rules(host, |rules| {
+            facts::content_signal(py, rules, agent, &self.name)
+        })
     }
 
     /// The crawl delay in seconds that applies to `agent`: the first
@@ -1096,15 +874,21 @@ impl PyRules {
     /// a sequence of `str`/`bytes`/`None`. Arrow URLs are read in place;
     /// the GIL is released while deciding, on up to `threads` threads (0:
     /// all cores).
-    #[pyo3(signature = (urls, agent, *, threads = 1))]
+    /// With `usage` (a key or a list: `train-ai`, `search`), a record
+    /// batch with columns `usage_<key>` (`usage_<key>_<agent>` for a list
+    /// of agents) after the verdicts: `y`, `n`, `unknown`, null where
+    /// there is no preference to have (as `filter --usage` prints `-`).
+    #[pyo3(signature = (urls, agent, *, threads = 1, usage = None))]
     fn check<'py>(
         &self,
         py: Python<'py>,
         urls: &Bound<'py, PyAny>,
         agent: &Bound<'py, PyAny>,
         threads: usize,
+        usage: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let agents = AgentsArg::of(agent)?;
+        let keys = usage::keys(usage)?;
         let chunks = url_chunks(urls)?;
         let threads = thread_count(threads);
         // Per chunk, one array per agent.
@@ -1130,14 +914,29 @@ impl PyRules {
                 }
             });
         }
-        if !agents.is_list() {
+        if !agents.is_list() && keys.is_empty() {
             let column = columns.pop().expect("one agent");
             let out = PyArray::new(column, verdict_field("verdict"));
             let out: Py<PyAny> = out.to_pyarrow(py)?.unbind();
             return Ok(out.into_bound(py));
         }
-        let fields: Vec<Arc<Field>> =
-            names.iter().map(|a| verdict_field(a)).collect();
+        let mut fields: Vec<Arc<Field>> = match agents.is_list() {
+            true => names.iter().map(|a| verdict_field(a)).collect(),
+            false => vec![verdict_field("verdict")],
+        };
+        if !keys.is_empty() {
+            let list = agents.is_list();
+            columns.extend(self.with_checker(&names, |checker| {
+                py.detach(|| {
+                    usage::columns(checker, &chunks, &keys, &self.name)
+                })
+            })?);
+            for agent in names.iter() {
+                fields.extend(keys.iter().map(|&k| {
+                    usage::field(&usage::column_name(k, list.then_some(agent)))
+                }));
+            }
+        }
         let schema = Arc::new(arrow_schema::Schema::new(fields));
         let batch = RecordBatch::try_new(schema, columns)
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
@@ -1265,33 +1064,6 @@ impl VerdictBatches {
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
         PyRecordBatch::new(out).into_pyarrow(py).map(Some)
     }
-}
-
-/// Concatenates verdict arrays (one per chunk of a chunked array).
-fn concat_verdicts(arrays: &[&dyn Array]) -> ArrayRef {
-    let mut codes: Vec<u8> = Vec::new();
-    let mut valid: Vec<bool> = Vec::new();
-    let mut any_null = false;
-    for a in arrays {
-        let d = a
-            .as_any()
-            .downcast_ref::<DictionaryArray<UInt8Type>>()
-            .expect("verdict arrays");
-        codes.extend_from_slice(d.keys().values());
-        match d.keys().nulls() {
-            Some(n) => {
-                any_null = true;
-                valid.extend(n.iter());
-            }
-            None => valid.extend(std::iter::repeat_n(true, d.len())),
-        }
-    }
-    let nulls = any_null.then(|| NullBuffer::from(valid));
-    let keys = UInt8Array::new(codes.into(), nulls);
-    let values: ArrayRef = Arc::new(StringArray::from(VERDICTS.to_vec()));
-    Arc::new(
-        DictionaryArray::try_new(keys, values).expect("codes are in range"),
-    )
 }
 
 /// An outcome's name as a Python string, interned: one `verdict()` call

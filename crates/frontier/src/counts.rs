@@ -22,6 +22,9 @@ pub struct Counts {
     pub empty: u64,
     /// Lines over `--max-url-len` (a subset of the invalid ones).
     pub too_long: u64,
+    /// Allowed lines not selected because of `--respect` (a subset of
+    /// the allowed ones).
+    pub refused: u64,
     /// Octets read, for the progress bar.
     pub octets: u64,
 }
@@ -35,6 +38,7 @@ impl AddAssign for Counts {
         self.invalid += o.invalid;
         self.empty += o.empty;
         self.too_long += o.too_long;
+        self.refused += o.refused;
         self.octets += o.octets;
     }
 }

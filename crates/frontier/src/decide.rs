@@ -6,14 +6,16 @@ use std::ops::{ControlFlow, Range};
 use std::sync::Arc;
 
 use robofilter::{
-    HostCache, MatchPath, Outcome, Target, UrlChecker, write_why,
+    HostCache, MatchPath, Outcome, Preference, Preferences, Target,
+    UrlChecker, UsageKey, write_why,
 };
 
 use crate::cdxj::{self, CdxjUrl};
 use crate::counts::{BadKind, Counts};
 use crate::escape::escape_tail;
 use crate::print::{
-    JsonLine, Rest, Why, json_object, push_text, split_fields, write_column,
+    JsonLine, Rest, Usage, Why, json_object, push_text, split_fields,
+    write_column, write_usage_columns,
 };
 use crate::{Emit, Format, MIN_PASSED_RUN, REPORT_LEN};
 use robofilter_io as files;
@@ -56,6 +58,11 @@ pub(crate) struct Decider<'r, 'a> {
     pub(crate) max_url_len: usize,
     /// Where a line's URL is.
     pub(crate) format: Format,
+    /// `--usage`: the usage keys whose preferences are printed, per agent.
+    pub(crate) usage: &'r [UsageKey],
+    /// `--respect`: an allowed line whose preference for one of these keys
+    /// is `n` (for any agent) is not selected.
+    pub(crate) respect: &'r [UsageKey],
 }
 
 /// A not-a-URL line: its 0-based index in its chunk, and why.
@@ -165,7 +172,32 @@ impl<'r, 'a> Decider<'r, 'a> {
     /// before the `\n`, which is dropped, and a missing last `\n`, which
     /// is added): no verdict column, reason or JSON.
     pub(crate) fn verbatim(&self) -> bool {
-        self.emit != Emit::All && !self.json && !self.explain
+        self.emit != Emit::All
+            && !self.json
+            && !self.explain
+            && self.usage.is_empty()
+    }
+
+    /// Whether a line's preferences are needed: printed or respected.
+    fn wants_usage(&self) -> bool {
+        !self.usage.is_empty() || !self.respect.is_empty()
+    }
+
+    /// Each agent's preferences for `url` (a URL line's, by `target`;
+    /// `None`: not a URL), whose outcomes are `each`.
+    fn preferences(
+        &self,
+        url: &[u8],
+        target: Option<Target<'_, 'a>>,
+        each: &[Outcome],
+    ) -> Result<Vec<Option<Preferences>>, String> {
+        (0..each.len())
+            .map(|agent| {
+                self.checker
+                    .preferences(url, target, agent, each[agent])
+                    .map_err(|e| format!("rules '{}', {e}", self.name))
+            })
+            .collect()
     }
 
     /// Decides every line of a chunk (the last line may lack its `\n`),
@@ -378,10 +410,21 @@ impl<'r, 'a> Decider<'r, 'a> {
                 Outcome::combine(each)
             }
         };
+        let prefs = match self.wants_usage() {
+            true => self.preferences(url, target, each)?,
+            false => Vec::new(),
+        };
         let selected = match outcome {
             Outcome::Allow => {
                 c.counts.allowed += 1;
-                self.emit == Emit::Allowed
+                let refused = self.respect.iter().any(|&key| {
+                    prefs
+                        .iter()
+                        .flatten()
+                        .any(|p| p.get(key) == Preference::No)
+                });
+                c.counts.refused += u64::from(refused);
+                self.emit == Emit::Allowed && !refused
             }
             Outcome::Disallow => {
                 c.counts.disallowed += 1;
@@ -412,13 +455,15 @@ impl<'r, 'a> Decider<'r, 'a> {
         if self.json && text_len > self.max_url_len {
             self.write_too_long_json(out);
         } else if self.json {
-            self.write_json(out, text, url, each, target);
+            let usage = Usage { keys: self.usage, each: &prefs };
+            self.write_json(out, text, url, (each, target), usage);
         } else {
             if self.emit == Emit::All {
                 for &o in &*each {
                     write_column(out, o);
                 }
             }
+            write_usage_columns(out, self.usage, &prefs);
             if self.explain {
                 for agent in 0..each.len() {
                     let from = out.len();
@@ -438,6 +483,8 @@ impl<'r, 'a> Decider<'r, 'a> {
     /// one reason column per agent.
     pub(crate) fn invalid_head(&self) -> Vec<u8> {
         let mut head = b"invalid\t".repeat(self.agent_len());
+        let none = vec![None; self.agent_len()];
+        write_usage_columns(&mut head, self.usage, &none);
         if self.explain {
             for agent in 0..self.agent_len() {
                 write_why(&mut head, b"", None, agent);
@@ -459,6 +506,11 @@ impl<'r, 'a> Decider<'r, 'a> {
             let whys = vec![Why::new(b"not a URL", None); n];
             line.explain(self.checker.agents(), whys);
         }
+        let none = vec![None; n];
+        line.usage(
+            self.checker.agents(),
+            Usage { keys: self.usage, each: &none },
+        );
         line.write(out);
     }
 
@@ -469,8 +521,8 @@ impl<'r, 'a> Decider<'r, 'a> {
         out: &mut Vec<u8>,
         text: &[u8],
         url: &[u8],
-        each: &[Outcome],
-        target: Option<Target<'_, '_>>,
+        (each, target): (&[Outcome], Option<Target<'_, '_>>),
+        usage: Usage<'_>,
     ) {
         let agents = self.checker.agents();
         let (url, rest) = match self.format {
@@ -482,7 +534,8 @@ impl<'r, 'a> Decider<'r, 'a> {
                 (target.is_some().then_some(url), Rest::Record(text))
             }
         };
-        json_object(out, agents, url, rest, each, target, self.explain);
+        let line = (url, rest, each, target);
+        json_object(out, agents, line, self.explain, usage);
     }
 }
 

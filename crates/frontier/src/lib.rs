@@ -47,12 +47,12 @@ use std::sync::mpsc;
 
 use anyhow::Result;
 use indicatif::ProgressBar;
-use robofilter::UrlChecker;
+use robofilter::{UrlChecker, UsageKey};
 use robofilter_io::{self as files, Feed, Input, Output};
 
 pub use crate::counts::{BadKind, BadLine, Counts};
 pub use crate::escape::{escape, escape_tail};
-pub use crate::print::{json_line, write_column};
+pub use crate::print::{Usage, json_line, write_column, write_usage_columns};
 
 use crate::decide::Decider;
 use crate::sink::{FileState, Sink, ToWriter, write_queue};
@@ -114,7 +114,7 @@ pub enum Format {
 }
 
 /// How lines are decided and printed.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Options {
     /// Which lines are printed.
     pub emit: Emit,
@@ -128,6 +128,13 @@ pub struct Options {
     pub threads: usize,
     /// Where a line's URL is.
     pub format: Format,
+    /// The usage keys (AIPREF Content-Usage) whose preferences are printed
+    /// for each agent: a column per agent and key after the verdict
+    /// columns, or `usage` in JSON.
+    pub usage: Vec<UsageKey>,
+    /// With [`Emit::Allowed`]: allowed lines whose preference for one of
+    /// these keys is `n` (for any agent) are dropped too.
+    pub respect: Vec<UsageKey>,
 }
 
 /// What a run read: its counts, and the first not-a-URL lines (file,
@@ -178,6 +185,8 @@ pub fn filter(
         explain: options.explain,
         max_url_len: options.max_url_len,
         format: options.format,
+        usage: &options.usage,
+        respect: &options.respect,
     };
     // The output is written on a thread of its own, in order, while the
     // workers decide: a chunk's output goes out as soon as it and the

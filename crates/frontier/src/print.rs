@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use robofilter::{Outcome, Reason, Target, write_why};
+use robofilter::{Outcome, Preferences, Reason, Target, UsageKey, write_why};
 
 /// Writes `o`'s name ([`Outcome::as_str`]) and a TAB, a copy of known
 /// length per outcome (so a few stores rather than a call to `memcpy`).
@@ -15,6 +15,56 @@ pub fn write_column(out: &mut Vec<u8>, o: Outcome) {
         Outcome::Unknown => out.extend_from_slice(b"unknown\t"),
         Outcome::Invalid => out.extend_from_slice(b"invalid\t"),
     }
+}
+
+/// Writes agent by agent, key by key, a line's `--usage` columns: `y`,
+/// `n` or `unknown`, or `-` where there is no preference to have (each
+/// followed by a TAB).
+pub fn write_usage_columns(
+    out: &mut Vec<u8>,
+    keys: &[UsageKey],
+    each: &[Option<Preferences>],
+) {
+    for prefs in each {
+        for &key in keys {
+            let text = prefs.map_or("-", |p| p.get(key).as_str());
+            out.extend_from_slice(text.as_bytes());
+            out.push(b'\t');
+        }
+    }
+}
+
+/// One agent's `--usage` preferences in JSON: an object with one key per
+/// usage key asked for, `"y"`, `"n"`, `"unknown"`, or null where there is
+/// no preference to have.
+pub(crate) struct UsageJson<'k> {
+    keys: &'k [UsageKey],
+    prefs: Option<Preferences>,
+}
+
+impl serde::Serialize for UsageJson<'_> {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        let mut map = s.serialize_map(Some(self.keys.len()))?;
+        for &key in self.keys {
+            let value = self.prefs.map(|p| p.get(key).as_str());
+            map.serialize_entry(key.as_str(), &value)?;
+        }
+        map.end()
+    }
+}
+
+/// A line's `--usage` preferences, per agent in the checker's order
+/// (`None`: none to have), and the keys asked for.
+#[derive(Clone, Copy)]
+pub struct Usage<'k> {
+    /// The keys, in the order asked for.
+    pub keys: &'k [UsageKey],
+    /// Per agent.
+    pub each: &'k [Option<Preferences>],
 }
 
 /// Appends `buf[..len]`, a line's text (`buf` runs on to its chunk's
@@ -143,6 +193,9 @@ pub(crate) struct JsonLine<'t> {
     /// `--explain` per agent, when there are several.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) reasons: Option<PerAgent<'t, Why<'t>>>,
+    /// `--usage`: per agent, its preference per key asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) usage: Option<PerAgent<'t, UsageJson<'t>>>,
 }
 
 impl<'t> JsonLine<'t> {
@@ -171,7 +224,21 @@ impl<'t> JsonLine<'t> {
             line: None,
             pattern: None,
             reasons: None,
+            usage: None,
         }
+    }
+
+    /// Adds `usage` (with at least one key asked for).
+    pub(crate) fn usage(&mut self, agents: &'t [String], usage: Usage<'t>) {
+        if usage.keys.is_empty() {
+            return;
+        }
+        let values = usage
+            .each
+            .iter()
+            .map(|&prefs| UsageJson { keys: usage.keys, prefs })
+            .collect();
+        self.usage = Some(PerAgent { agents, values });
     }
 
     /// Adds `verdicts` when there are several agents.
@@ -222,9 +289,11 @@ impl<'t> JsonLine<'t> {
 /// returns it): `{"url":...,"verdict":...,"host":...}` with `"verdicts"`
 /// for several `agents`, `"fields"` for a line with a TAB, and with
 /// `explain` `"reason"`, `"line"` and `"pattern"` (null when no rule
-/// decided), or with several agents `"reasons"`. `text` is the line
-/// (without its newline), `url` its URL (up to its first TAB), `each` the
-/// outcome per agent and `target` what decided it (`None`: not a URL).
+/// decided), or with several agents `"reasons"`, and `"usage"` with
+/// usage keys asked for. `text` is the line (without its newline), `url`
+/// its URL (up to its first TAB), `each` the outcome per agent and
+/// `target` what decided it (`None`: not a URL).
+#[allow(clippy::too_many_arguments)]
 pub fn json_line(
     out: &mut Vec<u8>,
     agents: &[String],
@@ -233,10 +302,12 @@ pub fn json_line(
     each: &[Outcome],
     target: Option<Target<'_, '_>>,
     explain: bool,
+    usage: Usage<'_>,
 ) {
     // The URL is the line up to its first TAB, if it has one.
     let rest = Rest::Fields(text.get(url.len() + 1..));
-    json_object(out, agents, Some(url), rest, each, target, explain);
+    let line = (Some(url), rest, each, target);
+    json_object(out, agents, line, explain, usage);
 }
 
 /// What a `--json` object carries besides the URL and the verdicts.
@@ -253,11 +324,14 @@ pub(crate) enum Rest<'t> {
 pub(crate) fn json_object(
     out: &mut Vec<u8>,
     agents: &[String],
-    url: Option<&[u8]>,
-    rest: Rest<'_>,
-    each: &[Outcome],
-    target: Option<Target<'_, '_>>,
+    (url, rest, each, target): (
+        Option<&[u8]>,
+        Rest<'_>,
+        &[Outcome],
+        Option<Target<'_, '_>>,
+    ),
     explain: bool,
+    usage: Usage<'_>,
 ) {
     let mut host = Vec::new();
     let has_host = target.is_some()
@@ -298,5 +372,6 @@ pub(crate) fn json_object(
             .collect();
         line.explain(agents, whys);
     }
+    line.usage(agents, usage);
     line.write(out);
 }

@@ -119,6 +119,8 @@ fn decider<'r, 'a>(
         explain: false,
         max_url_len,
         format: crate::Format::Lines,
+        usage: &[],
+        respect: &[],
     }
 }
 

@@ -18,12 +18,13 @@ use std::sync::{Arc, OnceLock};
 use crate::access::FetchStatus;
 use crate::bundle::{Bundle, HostInfo, HostRules, MemberSpan};
 use crate::dialect::Dialect;
-use crate::error::{AgentError, LoadError};
+use crate::error::{AgentError, LoadError, UsageError};
 use crate::matcher::is_rfc9309_robots_txt;
 use crate::rules::{Matcher, Reason, RuleInfo, Rules};
 use crate::shard::shard_of_key;
 use crate::tier::{Allowance, Hot};
 use crate::url::{MatchPath, NoHostKey, url_authority, url_host_key_end};
+use crate::usage::{Preferences, UsageRules};
 use crate::verdict::{RuleKind, Verdict};
 
 /// The outcome of one line.
@@ -339,13 +340,16 @@ pub struct Matchers<'a> {
     /// whole DFA once it has decided many URLs (see `tier.rs`); agents of
     /// one group share it.
     hot: Box<[Option<Arc<Hot>>]>,
+    /// Per agent, its Content-Usage rules, read from the side section the
+    /// first time a URL's preferences are asked for.
+    usage: OnceLock<Result<Box<[UsageRules]>, UsageError>>,
 }
 
 impl<'a> Matchers<'a> {
     /// The matchers, one per agent.
     pub fn new(each: Vec<Matcher<'a>>) -> Matchers<'a> {
         let hot = each.iter().map(|_| None).collect();
-        Matchers { each: each.into_boxed_slice(), hot }
+        Matchers { each: each.into_boxed_slice(), hot, usage: OnceLock::new() }
     }
 
     /// [`Matchers::new`] whose split and direct groups get their whole DFA
@@ -362,7 +366,32 @@ impl<'a> Matchers<'a> {
                 None => Hot::for_matcher(m, allowance).map(Arc::new),
             });
         }
-        Matchers { each: each.into_boxed_slice(), hot: hot.into() }
+        Matchers {
+            each: each.into_boxed_slice(),
+            hot: hot.into(),
+            usage: OnceLock::new(),
+        }
+    }
+
+    /// Agent `i`'s Content-Usage rules (`agents`: the agents' names, in
+    /// the matchers' order), read once for every agent.
+    ///
+    /// # Errors
+    ///
+    /// As [`Rules::content_usage`].
+    pub fn usage(
+        &self,
+        agents: &[String],
+        i: usize,
+    ) -> Result<&UsageRules, UsageError> {
+        let all = self.usage.get_or_init(|| {
+            let each = self.each.iter().zip(agents);
+            each.map(|(m, agent)| m.rules.content_usage(agent)).collect()
+        });
+        match all {
+            Ok(all) => Ok(&all[i]),
+            Err(e) => Err(e.clone()),
+        }
     }
 
     /// Agent `i`'s verdict for `path` (read in the rules' dialect).
@@ -923,6 +952,37 @@ impl<'a> UrlChecker<'a> {
     /// The agents, in the order their outcomes are given.
     pub fn agents(&self) -> &[String] {
         &self.agents
+    }
+
+    /// Agent `agent`'s Content-Usage preferences (AIPREF; see
+    /// [`UsageRules`]) for `url`, whose outcome for that agent is
+    /// `outcome` by `target` (`None`: not a URL). `None` where there is no
+    /// preference to have: a URL that is not allowed, a host without an
+    /// entry, a line that is not a URL. A host whose robots.txt is
+    /// unavailable (allow all) has no rule, so every key is unknown there.
+    ///
+    /// # Errors
+    ///
+    /// The host's rules file's side section is damaged.
+    pub fn preferences(
+        &self,
+        url: &[u8],
+        target: Option<Target<'_, 'a>>,
+        agent: usize,
+        outcome: Outcome,
+    ) -> Result<Option<Preferences>, UsageError> {
+        if outcome != Outcome::Allow {
+            return Ok(None);
+        }
+        Ok(match target {
+            Some(Target::Rules(ms)) => {
+                Some(ms.usage(&self.agents, agent)?.preferences(url))
+            }
+            Some(Target::Fixed(..) | Target::RobotsTxt(..)) => {
+                Some(Preferences::UNKNOWN)
+            }
+            Some(Target::Unknown | Target::Ambiguous) | None => None,
+        })
     }
 
     /// A buffer of one outcome per agent (each [`Outcome::Invalid`]) for a

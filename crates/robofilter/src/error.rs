@@ -211,6 +211,49 @@ impl fmt::Display for AgentError {
 
 impl std::error::Error for AgentError {}
 
+/// The error returned when an agent's usage preferences
+/// ([`Rules::content_usage`](crate::Rules::content_usage),
+/// [`Rules::content_signal`](crate::Rules::content_signal)) cannot be
+/// read: the agent is not one the file decides for, or the side section
+/// that keeps the lines is damaged.
+#[derive(Clone, Debug)]
+pub enum UsageError {
+    /// As [`Rules::matcher`](crate::Rules::matcher) fails.
+    Agent(AgentError),
+    /// The side section is damaged.
+    Load(LoadError),
+}
+
+impl fmt::Display for UsageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            UsageError::Agent(e) => e.fmt(f),
+            UsageError::Load(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for UsageError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            UsageError::Agent(e) => Some(e),
+            UsageError::Load(e) => Some(e),
+        }
+    }
+}
+
+impl From<AgentError> for UsageError {
+    fn from(e: AgentError) -> UsageError {
+        UsageError::Agent(e)
+    }
+}
+
+impl From<LoadError> for UsageError {
+    fn from(e: LoadError) -> UsageError {
+        UsageError::Load(e)
+    }
+}
+
 /// The error returned when a robots.txt cannot be compiled.
 ///
 /// Any robots.txt text compiles (construction budgets fall back to a

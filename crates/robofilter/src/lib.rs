@@ -133,7 +133,7 @@ pub use crate::check::{
     next_url_line, url_line, write_reason, write_why,
 };
 pub use crate::dialect::{Dialect, ParseDialectError};
-pub use crate::error::{AgentError, LoadError};
+pub use crate::error::{AgentError, LoadError, UsageError};
 pub use crate::kind::{INPUT_KIND_HEAD, InputKind};
 pub use crate::matcher::BLOCKED_SEARCH_LIMIT;
 pub use crate::rules::{
@@ -146,6 +146,10 @@ pub use crate::shard::{
 pub use crate::url::{
     MatchPath, NoHostKey, normalize_host, scheme_len, url_authority,
     url_host_key,
+};
+pub use crate::usage::{
+    ContentSignal, Preference, Preferences, SignalKey, UsageKey, UsageRule,
+    UsageRules,
 };
 pub use crate::verdict::{GroupSource, RuleKind, Verdict};
 pub use crate::wire::{
@@ -184,6 +188,7 @@ mod parse;
 mod pattern;
 mod shard;
 mod url;
+mod usage;
 // The engines, then the loaded rules file that dispatches to them.
 mod dfa;
 mod direct;

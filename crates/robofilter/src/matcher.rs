@@ -450,22 +450,10 @@ impl<'a> Matcher<'a> {
         self.best(&buf[..n], index).0
     }
 
-    /// Emits the octets the rules match against: the path, normalised in
-    /// the rfc9309 dialect.
+    /// Emits the octets the rules match against ([`MatchPath::matchable`]).
     #[inline]
-    fn matchable(&self, path: MatchPath<'_>, mut emit: impl FnMut(u8)) {
-        if path.has_lead_slash() {
-            emit(b'/');
-        }
-        match self.rules.dialect {
-            Dialect::Google => path.tail().iter().for_each(|&b| emit(b)),
-            Dialect::Rfc9309 => {
-                normalize::rfc9309_url(path.tail(), |b| {
-                    emit(b);
-                    true
-                });
-            }
-        }
+    fn matchable(&self, path: MatchPath<'_>, emit: impl FnMut(u8)) {
+        path.matchable(self.rules.dialect, emit);
     }
 
     /// The direct matcher's verdict and reason for a matchable path with

@@ -87,7 +87,6 @@ fn emit_escape(b: u8, emit: &mut impl FnMut(u8) -> bool) -> bool {
 
 /// The rfc9309 normalisation of a pattern (see the module docs). Returns
 /// `false` if `emit` asked to stop.
-#[cfg(any(feature = "compile", test))]
 #[inline]
 pub(crate) fn rfc9309(bytes: &[u8], emit: impl FnMut(u8) -> bool) -> bool {
     normalise::<false>(bytes, emit)
@@ -148,7 +147,6 @@ fn normalise<const URL: bool>(
     true
 }
 
-#[cfg(feature = "compile")]
 /// The google dialect's pattern normalisation: upper-case the hex of valid
 /// escapes and escape octets >= 0x80. Nothing else changes.
 pub(crate) fn google_pattern(bytes: &[u8]) -> Vec<u8> {
@@ -181,8 +179,8 @@ pub(crate) fn google_pattern(bytes: &[u8]) -> Vec<u8> {
     out
 }
 
-#[cfg(feature = "compile")]
-/// Normalises an Allow/Disallow value for `dialect`.
+/// Normalises an Allow/Disallow value for `dialect` (or a Content-Usage
+/// path: the usage rules of [`crate::usage`] are normalised when loaded).
 pub(crate) fn pattern(
     bytes: &[u8],
     dialect: crate::dialect::Dialect,

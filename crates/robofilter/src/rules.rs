@@ -11,8 +11,9 @@ use crate::agent::check_product_token;
 use crate::dfa::Dfa;
 use crate::dialect::Dialect;
 use crate::direct::{Pairs, PrefixIndex};
-use crate::error::{AgentError, LoadError};
+use crate::error::{AgentError, LoadError, UsageError};
 use crate::pattern;
+use crate::usage::{ContentSignal, UsageRule, UsageRules};
 use crate::verdict::{GroupSource, RuleKind, Verdict};
 use crate::wire::{
     self, ENGINE_ALLOW_ALL, ENGINE_DFA, ENGINE_DIRECT, ENGINE_SPLIT,
@@ -837,6 +838,67 @@ impl<'a> Rules<'a> {
                 GroupSource::None => false,
             })
         })
+    }
+
+    /// The `Content-Usage` rules (AIPREF, [`UsageRules`]) of the groups
+    /// that apply to `agent` ([`Rules::applies_to`]), from the side
+    /// section, ready to give URLs their preferences.
+    ///
+    /// ```
+    /// use robofilter::{AlignedBytes, Compiler, Preference, Rules, UsageKey};
+    ///
+    /// let robots = b"User-agent: *\nContent-Usage: train-ai=n\n\
+    ///                Content-Usage: /blog/ train-ai=y\nDisallow: /x\n";
+    /// let bytes = AlignedBytes::from(&Compiler::new().compile(robots)?[..]);
+    /// let rules = Rules::from_bytes(bytes.as_bytes())?;
+    /// let usage = rules.content_usage("AnyBot")?;
+    /// let train = |url: &str| usage.preferences(url.as_bytes()).get(UsageKey::TrainAi);
+    /// assert_eq!(train("https://a.example/"), Preference::No);
+    /// assert_eq!(train("https://a.example/blog/1"), Preference::Yes);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`UsageError::Agent`] as [`Rules::matcher`] fails, and
+    /// [`UsageError::Load`] if the side section is damaged.
+    pub fn content_usage(
+        &self,
+        agent: &str,
+    ) -> Result<UsageRules, UsageError> {
+        let applies = self.applies_to(agent)?;
+        let rules = self
+            .other_lines()?
+            .into_iter()
+            .filter(|r| {
+                r.key.eq_ignore_ascii_case(b"content-usage")
+                    && applies(r.agents)
+            })
+            .map(|r| UsageRule::new(r.line, r.value, self.dialect))
+            .collect();
+        Ok(UsageRules::new(rules, self.dialect))
+    }
+
+    /// The first `Content-Signal` line (Cloudflare's Content Signals
+    /// Policy) of the groups that apply to `agent`, read as
+    /// [`ContentSignal::parse`] reads it; `None` when they have none.
+    ///
+    /// # Errors
+    ///
+    /// As [`Rules::content_usage`].
+    pub fn content_signal(
+        &self,
+        agent: &str,
+    ) -> Result<Option<ContentSignal>, UsageError> {
+        let applies = self.applies_to(agent)?;
+        Ok(self
+            .other_lines()?
+            .into_iter()
+            .find(|r| {
+                r.key.eq_ignore_ascii_case(b"content-signal")
+                    && applies(r.agents)
+            })
+            .map(|r| ContentSignal::parse(r.value)))
     }
 
     fn direct_index(&self, g: u32) -> DirectIndex {

@@ -37,6 +37,7 @@
 //! function.
 
 use crate::dialect::Dialect;
+use crate::normalize;
 
 /// The path (with query) that robots.txt patterns match, borrowed from a URL.
 ///
@@ -242,6 +243,24 @@ impl<'a> MatchPath<'a> {
     #[inline]
     pub fn tail(&self) -> &'a [u8] {
         self.tail
+    }
+
+    /// Emits the octets the rules of `dialect` match against: the
+    /// matchable bytes, normalised in the rfc9309 dialect.
+    #[inline]
+    pub(crate) fn matchable(self, dialect: Dialect, mut emit: impl FnMut(u8)) {
+        if self.lead_slash {
+            emit(b'/');
+        }
+        match dialect {
+            Dialect::Google => self.tail.iter().for_each(|&b| emit(b)),
+            Dialect::Rfc9309 => {
+                normalize::rfc9309_url(self.tail, |b| {
+                    emit(b);
+                    true
+                });
+            }
+        }
     }
 
     /// The matchable bytes as an owned vector (allocates; for tests and

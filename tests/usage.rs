@@ -1,0 +1,173 @@
+//! `filter --usage` and `--respect` (AIPREF Content-Usage, issue 40 item 5): the columns, JSON and selection over a bundle whose hosts cover every kind of target.
+
+use crate::util::Dir;
+
+/// a.example states preferences; b.example's robots.txt is missing (404:
+/// allow all, no rule), c.example's is unreachable (503: disallow all).
+const MANIFEST: &str = concat!(
+    r#"{"host":"a.example","status":200,"body":"User-agent: *\nContent-Usage: train-ai=n, search=y\nContent-Usage: /blog/ train-ai=y\nDisallow: /private\n\nUser-agent: GPTBot\nContent-Usage: /docs/ train-ai=n\nDisallow: /x\n"}"#,
+    "\n",
+    r#"{"host":"b.example","status":404}"#,
+    "\n",
+    r#"{"host":"c.example","status":503}"#,
+    "\n",
+);
+
+const URLS: &str = "https://a.example/\n\
+                    https://a.example/blog/1\tkept\n\
+                    https://a.example/private/z\n\
+                    https://a.example/docs/1\n\
+                    https://b.example/\n\
+                    https://c.example/\n\
+                    https://d.example/\n\
+                    not a url\n";
+
+fn dir(name: &str) -> Dir {
+    let dir = Dir::new(name);
+    dir.write("m.jsonl", MANIFEST);
+    dir.write("urls.txt", URLS);
+    dir.run(&["compile", "--manifest", "m.jsonl", "-o", "b.bin"]).ok();
+    dir
+}
+
+#[test]
+fn usage_columns_follow_the_verdict_columns() {
+    let dir = dir("usage-columns");
+    let args = [
+        "filter", "b.bin", "--agent", "MyBot", "--agent", "GPTBot", "--usage",
+        "train-ai", "--usage", "search", "--usage", "train-ai", "--emit",
+        "all", "urls.txt",
+    ];
+    let out = dir.run(&args).ok();
+    // The longest rule wins whole: /blog/ says nothing of search.
+    let want = "\
+allow\tallow\tn\ty\tunknown\tunknown\thttps://a.example/
+allow\tallow\ty\tunknown\tunknown\tunknown\thttps://a.example/blog/1\tkept
+disallow\tallow\t-\t-\tunknown\tunknown\thttps://a.example/private/z
+allow\tallow\tn\ty\tn\tunknown\thttps://a.example/docs/1
+allow\tallow\tunknown\tunknown\tunknown\tunknown\thttps://b.example/
+disallow\tdisallow\t-\t-\t-\t-\thttps://c.example/
+unknown\tunknown\t-\t-\t-\t-\thttps://d.example/
+invalid\tinvalid\t-\t-\t-\t-\tnot a url
+";
+    assert_eq!(out, want);
+    // Without --emit all: the usage columns, then the line.
+    let out = dir
+        .run(&[
+            "filter", "b.bin", "--agent", "MyBot", "--usage", "search",
+            "urls.txt",
+        ])
+        .ok();
+    assert_eq!(
+        out,
+        "y\thttps://a.example/\nunknown\thttps://a.example/blog/1\tkept\n\
+         y\thttps://a.example/docs/1\nunknown\thttps://b.example/\n"
+    );
+}
+
+#[test]
+fn usage_in_json_is_per_agent_and_key() {
+    let dir = dir("usage-json");
+    let args = [
+        "filter", "b.bin", "--agent", "MyBot", "--usage", "train-ai",
+        "--emit", "all", "--json", "urls.txt",
+    ];
+    let out = dir.run(&args).ok();
+    let lines: Vec<serde_json::Value> =
+        out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 8);
+    let usage = |i: usize| lines[i]["usage"]["MyBot"]["train-ai"].clone();
+    assert_eq!(usage(0), "n");
+    assert_eq!(usage(1), "y");
+    assert_eq!(usage(2), serde_json::Value::Null);
+    assert_eq!(usage(4), "unknown");
+    for i in 5..8 {
+        assert_eq!(usage(i), serde_json::Value::Null, "line {i}");
+    }
+    // Without --usage, no `usage` key.
+    let plain = dir
+        .run(&["filter", "b.bin", "--agent", "MyBot", "--json", "urls.txt"])
+        .ok();
+    assert!(!plain.contains("\"usage\""), "{plain}");
+}
+
+#[test]
+fn respect_drops_allowed_lines_that_say_n() {
+    let dir = dir("usage-respect");
+    let run = dir.run(&[
+        "filter",
+        "b.bin",
+        "--agent",
+        "MyBot",
+        "--respect",
+        "train-ai",
+        "urls.txt",
+    ]);
+    assert_eq!(
+        run.ok(),
+        "https://a.example/blog/1\tkept\nhttps://b.example/\n"
+    );
+    assert!(
+        run.stderr.contains("2 allowed lines dropped by --respect"),
+        "{}",
+        run.stderr
+    );
+    // GPTBot's own group says n only under /docs/.
+    let out = dir
+        .run(&[
+            "filter",
+            "b.bin",
+            "--agent",
+            "GPTBot",
+            "--respect",
+            "train-ai",
+            "urls.txt",
+        ])
+        .ok();
+    assert_eq!(
+        out,
+        "https://a.example/\nhttps://a.example/blog/1\tkept\n\
+         https://a.example/private/z\nhttps://b.example/\n"
+    );
+    // Two agents: dropped if either says n.
+    let out = dir
+        .run(&[
+            "filter",
+            "b.bin",
+            "--agent",
+            "GPTBot",
+            "--agent",
+            "MyBot",
+            "--respect",
+            "train-ai",
+            "--respect",
+            "search",
+            "urls.txt",
+        ])
+        .ok();
+    assert_eq!(out, "https://a.example/blog/1\tkept\nhttps://b.example/\n");
+}
+
+#[test]
+fn bad_usage_arguments_are_refused() {
+    let dir = dir("usage-bad");
+    let run = dir.run(&[
+        "filter", "b.bin", "--agent", "a", "--usage", "Train-AI", "urls.txt",
+    ]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(run.stderr.contains("train-ai and search"), "{}", run.stderr);
+    let run = dir.run(&[
+        "filter",
+        "b.bin",
+        "--agent",
+        "a",
+        "--respect",
+        "search",
+        "--emit",
+        "all",
+        "urls.txt",
+    ]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(run.stderr.contains("needs --emit allowed"), "{}", run.stderr);
+    assert!(run.stdout.is_empty());
+}
