@@ -7,7 +7,9 @@ use std::path::Path;
 use anyhow::{Context, Result, anyhow, bail};
 use rayon::prelude::*;
 use robofilter::{Bundle, Dialect, InputKind};
-use robofilter_audit::{AgentList, Category, StanceTable, member_stances};
+use robofilter_audit::{
+    AgentList, Category, StanceTable, member_signals, member_stances,
+};
 use robofilter_io::{self as files, ShardIndex};
 
 /// The agents of a run: `--agent` values first, then each list's in
@@ -143,10 +145,14 @@ fn push_bundle(
             let rules = bundle.member(m).map_err(|e| {
                 anyhow!("{}: {e}; compile the bundle again", at())
             })?;
-            member_stances(&rules, agents)
-                .map_err(|e| anyhow!("{}: {e}", at()))
+            let stances = member_stances(&rules, agents)
+                .map_err(|e| anyhow!("{}: {e}", at()))?;
+            let signals = member_signals(&rules, agents)
+                .map_err(|e| anyhow!("{}: {e}", at()))?;
+            Ok((stances, signals))
         })
         .collect::<Result<Vec<_>>>()?;
-    table.push_bundle(bundle, &members);
+    let (stances, signals): (Vec<_>, Vec<_>) = members.into_iter().unzip();
+    table.push_bundle(bundle, &stances, Some(&signals));
     Ok(())
 }

@@ -24,16 +24,27 @@ fn fetched(host: &str, status: u16, body: &str) -> String {
     format!("{line}\n")
 }
 
-/// The old snapshot: every stance, a `www.` host for the ranks.
+/// The old snapshot: every stance, a `www.` host for the ranks, and the
+/// AI-use signals (a.example to everyone, www.h.example to ClaudeBot).
 fn old_manifest() -> String {
     [
-        fetched("a.example", 200, "User-agent: *\nDisallow: /private\n"),
+        fetched(
+            "a.example",
+            200,
+            "User-agent: *\nContent-Usage: /x train-ai=n\n\
+             Content-Signal: ai-train=no\nDisallow: /private\n",
+        ),
         fetched("b.example", 200, "User-agent: GPTBot\nDisallow: /\n"),
         fetched("c.example", 200, "User-agent: *\nDisallow: /\n"),
         fetched("d.example", 404, ""),
         fetched("e.example", 503, ""),
         fetched("g.example", 200, ""),
-        fetched("www.h.example", 200, "User-agent: ClaudeBot\nDisallow: /\n"),
+        fetched(
+            "www.h.example",
+            200,
+            "User-agent: ClaudeBot\nContent-Signal: ai-train=no\n\
+             Disallow: /\n",
+        ),
     ]
     .concat()
 }
@@ -145,6 +156,10 @@ const STANCES: [&str; 5] = [
     "undecided",
 ];
 
+/// The signal counts of `--summary --json`.
+const SIGNALS: [&str; 2] =
+    ["content_usage_train_ai_n", "content_signal_ai_train_no"];
+
 /// A category's stance on a host, as docs/cli.md defines it.
 fn rolled_up(stances: &[&str]) -> &'static str {
     let all = |s: &str| stances.iter().all(|&x| x == s);
@@ -235,9 +250,22 @@ fn summary_json_counts_agents_categories_and_rank_tiers() {
                 "allows_all",
                 "failed_to_fetch",
                 "undecided",
+                "content_usage_train_ai_n",
+                "content_signal_ai_train_no",
                 "ranks"
             ]
         );
+        // a.example says both to every agent (its `*` group), www.h.example
+        // Content-Signal to ClaudeBot; only www.h.example is in the top
+        // 1000.
+        let signals = |v: &Value| {
+            [&v["content_usage_train_ai_n"], &v["content_signal_ai_train_no"]]
+                .map(|n| n.as_u64().unwrap())
+        };
+        let claude = a == 2;
+        assert_eq!(signals(line), [1, 1 + u64::from(claude)], "{line}");
+        assert_eq!(signals(&line["ranks"][0]), [0, u64::from(claude)]);
+        assert_eq!(signals(&line["ranks"][1]), [1, 1 + u64::from(claude)]);
         let want = count(per_host.values().map(|s| s[a].as_str()));
         assert_eq!(counts_of(line), want, "{line}");
         for (k, top) in tiers.iter().enumerate() {
@@ -292,10 +320,13 @@ fn summary_json_counts_agents_categories_and_rank_tiers() {
             &c["blocked_entirely"].to_string(),
             &c["blocks_some"].to_string(),
             &c["allows_all"].to_string(),
-            &c["failed_to_fetch"].to_string()
+            &c["failed_to_fetch"].to_string(),
+            &lines[1]["content_usage_train_ai_n"].to_string(),
+            &lines[1]["content_signal_ai_train_no"].to_string(),
         ],
         "{table}"
     );
+    assert!(table.contains("Content-Usage train-ai=n"), "{table}");
     let mut shards = base.clone();
     shards[1] = "old-shards".into();
     assert_eq!(json_lines(&run(&dir, &shards)), lines);
@@ -525,7 +556,7 @@ fn printed(
                 tiers.push((t["top"].to_string(), t));
             }
             for (tier, counts) in tiers {
-                for s in STANCES {
+                for s in STANCES.iter().chain(&SIGNALS) {
                     let key = (
                         tier.clone(),
                         kind.to_string(),
@@ -576,9 +607,11 @@ fn check_report(
     for (key, n) in &want {
         match got.get(key) {
             Some(g) => assert_eq!(g, n, "{key:?}"),
-            None => {
-                assert!(key.3 == "undecided" && *n == 0, "{key:?} not drawn")
-            }
+            None => assert!(
+                (key.3 == "undecided" || SIGNALS.contains(&key.3.as_str()))
+                    && *n == 0,
+                "{key:?} not drawn"
+            ),
         }
     }
     assert!(got.keys().all(|k| want.contains_key(k)));

@@ -8,7 +8,9 @@
 //! - [`member_stances`] and [`Stance`]: a host's stance toward each
 //!   agent, decided exactly from its compiled robots.txt (blocked
 //!   entirely, blocks some paths, allows all) or its fetch outcome (failed
-//!   to fetch); [`StanceTable`] holds every host's.
+//!   to fetch); [`member_signals`], the AI-use [`Signal`]s it gives each
+//!   (Content-Usage `train-ai=n`, Content-Signal `ai-train=no`);
+//!   [`StanceTable`] holds every host's.
 //! - [`Summary`]: the stances counted per agent, rolled up per category,
 //!   and over the top-ranked hosts of a [`Ranks`] list (such as Tranco),
 //!   as a table or JSON lines; [`report_html`], the same numbers as one
@@ -37,7 +39,7 @@
 //!     .map(|m| Ok(member_stances(&bundle.member(m)?, &agents)?))
 //!     .collect::<Result<Vec<_>, Box<dyn std::error::Error>>>()?;
 //! let mut table = StanceTable::new(&agents);
-//! table.push_bundle(&bundle, &members);
+//! table.push_bundle(&bundle, &members, None);
 //! table.finish();
 //! assert_eq!(table.host(0).1, [Stance::BlockedEntirely, Stance::AllowsAll]);
 //!
@@ -54,13 +56,14 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-// The modules, bottom-up: `category`; `list` (agent lists), `stance`;
-// `table`; `ranks`; `summary`; `report`, `diff`.
+// The modules, bottom-up: `category`; `list` (agent lists), `stance`,
+// `signal`; `table`; `ranks`; `summary`; `report`, `diff`.
 mod category;
 mod diff;
 mod list;
 mod ranks;
 mod report;
+mod signal;
 mod stance;
 mod summary;
 mod table;
@@ -72,6 +75,7 @@ pub use crate::list::{
 };
 pub use crate::ranks::{Ranks, RanksError};
 pub use crate::report::report_html;
+pub use crate::signal::{Signal, Signals, member_signals};
 pub use crate::stance::{Stance, member_stances};
 pub use crate::summary::{Counts, Line, Summary};
 pub use crate::table::StanceTable;

@@ -36,6 +36,17 @@
       });
     });
     if (undecided) shown.push(4);
+    // The AI-use signal columns (counts of hosts, whatever their stance),
+    // only where a count is not 0.
+    var signals = D.signals.map(function (key, i) {
+      return { key: key, label: D.signal_labels[i] };
+    }).filter(function (g) {
+      return lines.some(function (l) {
+        return l[g.key] > 0 || (l.ranks || []).some(function (r) {
+          return r[g.key] > 0;
+        });
+      });
+    });
 
     var main = document.getElementById("main");
     var legend = el("div", { class: "legend" });
@@ -94,6 +105,7 @@
         tr.append(el("th", { class: "l", text: h }));
       });
       shown.forEach(function (s) { tr.append(el("th", { text: L[s] })); });
+      signals.forEach(function (g) { tr.append(el("th", { text: g.label })); });
       tr.append(el("th", { class: "l nosort", text: "share of hosts" }));
       return el("thead", {}, tr);
     };
@@ -172,6 +184,10 @@
             tr.append(countCell(tier, "category", line.category, S[s],
                                 c[S[s]], tier.hosts));
           });
+          signals.forEach(function (g) {
+            tr.append(countCell(tier, "category", line.category, g.key,
+                                c[g.key], tier.hosts));
+          });
           tr.append(el("td", { class: "barcell" }, bar(c, tier.hosts)));
           cb.append(tr);
         });
@@ -191,6 +207,10 @@
                                text: line.category || "-" }));
         shown.forEach(function (s) {
           tr.append(countCell(tier, "agent", line.agent, S[s], c[S[s]],
+                              tier.hosts));
+        });
+        signals.forEach(function (g) {
+          tr.append(countCell(tier, "agent", line.agent, g.key, c[g.key],
                               tier.hosts));
         });
         tr.append(el("td", { class: "barcell" }, bar(c, tier.hosts)));

@@ -14,6 +14,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value, json};
 
+use crate::signal::Signal;
 use crate::stance::Stance;
 use crate::summary::Summary;
 use crate::table::StanceTable;
@@ -51,6 +52,8 @@ pub fn report_html(
     data.insert("hosts".into(), json!(summary.host_len()));
     data.insert("stances".into(), json!(Stance::COUNTED.map(Stance::as_str)));
     data.insert("labels".into(), json!(Stance::COUNTED.map(Stance::label)));
+    data.insert("signals".into(), json!(Signal::ALL.map(Signal::as_str)));
+    data.insert("signal_labels".into(), json!(Signal::ALL.map(Signal::label)));
     data.insert("tiers".into(), json!(tiers));
     data.insert("tier_hosts".into(), json!(summary.tier_host_len()));
     let lines = |by_category| -> Value {

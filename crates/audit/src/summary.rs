@@ -7,13 +7,16 @@ use std::io::{self, Write};
 use serde_json::{Map, Value, json};
 
 use crate::category::Category;
+use crate::signal::{Signal, Signals};
 use crate::stance::Stance;
 use crate::table::StanceTable;
 
-/// How many hosts take each stance (an agent's, or a category's).
+/// How many hosts take each stance (an agent's, or a category's), and
+/// how many give each [`Signal`].
 #[derive(Clone, Copy, Debug, Default, Eq, PartialEq)]
 pub struct Counts {
     n: [u64; 5],
+    signals: [u64; 2],
 }
 
 impl Counts {
@@ -22,19 +25,32 @@ impl Counts {
         self.n.get(s.index()).copied().unwrap_or(0)
     }
 
+    /// The hosts that give signal `s` (whatever their stance).
+    pub fn signal(&self, s: Signal) -> u64 {
+        self.signals[s.index()]
+    }
+
     /// All hosts counted.
     pub fn total(&self) -> u64 {
         self.n.iter().sum()
     }
 
-    fn add(&mut self, s: Stance, hosts: u64) {
+    fn add(&mut self, s: Stance, signals: Signals, hosts: u64) {
         self.n[s.index()] += hosts;
+        for g in Signal::ALL {
+            if signals.has(g) {
+                self.signals[g.index()] += hosts;
+            }
+        }
     }
 
     /// The counts under their JSON names, into `obj`.
     fn put(&self, obj: &mut Map<String, Value>) {
         for s in Stance::COUNTED {
             obj.insert(s.as_str().into(), json!(self.get(s)));
+        }
+        for g in Signal::ALL {
+            obj.insert(g.as_str().into(), json!(self.signal(g)));
         }
     }
 }
@@ -169,15 +185,21 @@ impl Summary {
         let tier_hosts: Vec<u64> = (0..tiers.len())
             .map(|k| per_row.iter().skip(1 + k).step_by(width).sum())
             .collect();
-        let count = |stance_of: &dyn Fn(&[Stance]) -> Option<Stance>| {
+        // `of(stances, signals)`: a row's stance and signals for a line.
+        type Of<'f> =
+            &'f dyn Fn(&[Stance], &[Signals]) -> Option<(Stance, Signals)>;
+        let count = |of: Of| {
             let mut all = Counts::default();
             let mut per = vec![Counts::default(); tiers.len()];
             for r in 0..table.row_len() {
-                let Some(s) = stance_of(table.row(r)) else { continue };
+                let Some((s, g)) = of(table.row(r), table.row_signals(r))
+                else {
+                    continue;
+                };
                 let hosts = &per_row[r * width..(r + 1) * width];
-                all.add(s, hosts[0]);
+                all.add(s, g, hosts[0]);
                 for (c, &n) in per.iter_mut().zip(&hosts[1..]) {
-                    c.add(s, n);
+                    c.add(s, g, n);
                 }
             }
             (all, per)
@@ -186,7 +208,8 @@ impl Summary {
             .iter()
             .enumerate()
             .map(|(a, name)| {
-                let (counts, tiers) = count(&|row| Some(row[a]));
+                let (counts, tiers) =
+                    count(&|row, says| Some((row[a], says[a])));
                 Line {
                     name: name.clone(),
                     category: categories[a],
@@ -205,8 +228,15 @@ impl Summary {
                 if members.is_empty() {
                     return None;
                 }
-                let (counts, tiers) = count(&|row| {
-                    Stance::combine(members.iter().map(|&a| row[a]))
+                // A category's host gives a signal if it gives it to any
+                // of the category's agents.
+                let (counts, tiers) = count(&|row, says| {
+                    let stance =
+                        Stance::combine(members.iter().map(|&a| row[a]))?;
+                    let signals = members
+                        .iter()
+                        .fold(Signals::default(), |g, &a| g.union(says[a]));
+                    Some((stance, signals))
                 });
                 Some(Line {
                     name: c.as_str().to_string(),
@@ -279,8 +309,9 @@ impl Summary {
     }
 
     /// Writes an aligned table: one row per line (with a category column
-    /// when an agent has one, an undecided column when a count is not
-    /// 0), then the same for each rank tier, and the number of hosts.
+    /// when an agent has one, an undecided column and each signal's
+    /// column when a count is not 0), then the same for each rank tier,
+    /// and the number of hosts.
     ///
     /// # Errors
     ///
@@ -307,6 +338,12 @@ impl Summary {
         let first_counts = head.len();
         let counted = &Stance::COUNTED[..if undecided { 5 } else { 4 }];
         head.extend(counted.iter().map(|s| s.label().to_string()));
+        // The signal columns, where a host gives one.
+        let signals: Vec<Signal> = Signal::ALL
+            .into_iter()
+            .filter(|&g| lines.iter().any(|l| l.counts.signal(g) > 0))
+            .collect();
+        head.extend(signals.iter().map(|g| g.label().to_string()));
         let row = |l: &Line, c: &Counts| -> Vec<String> {
             let mut row = vec![l.name.clone()];
             if by_category {
@@ -315,6 +352,7 @@ impl Summary {
                 row.push(l.category.map_or("-", |c| c.as_str()).to_string());
             }
             row.extend(counted.iter().map(|&s| c.get(s).to_string()));
+            row.extend(signals.iter().map(|&g| c.signal(g).to_string()));
             row
         };
         let all: Vec<Vec<String>> =

@@ -5,13 +5,15 @@ use std::collections::HashMap;
 
 use robofilter::{Bundle, HostRules};
 
+use crate::signal::Signals;
 use crate::stance::Stance;
 
 /// The stances of many hosts toward the same agents, sorted by host name
 /// once [`StanceTable::finish`] has run.
 ///
-/// Hosts with the same stances share one row of stances (most hosts
-/// treat most agents alike), which is also how the report stores them.
+/// Hosts with the same stances (and signals, [`Signals`]) share one row
+/// (most hosts treat most agents alike), which is also how the report
+/// stores them.
 ///
 /// ```
 /// use robofilter_audit::{Stance, StanceTable};
@@ -31,7 +33,9 @@ pub struct StanceTable {
     /// Host names and the index of their row.
     hosts: Vec<(Box<[u8]>, u32)>,
     rows: Vec<Box<[Stance]>>,
-    row_of: HashMap<Box<[Stance]>, u32>,
+    /// Per row, the signals toward each agent.
+    signals: Vec<Box<[Signals]>>,
+    row_of: HashMap<(Box<[Stance]>, Box<[Signals]>), u32>,
 }
 
 impl StanceTable {
@@ -49,13 +53,31 @@ impl StanceTable {
     ///
     /// If `stances` does not hold one stance per agent.
     pub fn push(&mut self, host: &[u8], stances: &[Stance]) {
+        let none = vec![Signals::default(); stances.len()];
+        self.push_with(host, stances, &none);
+    }
+
+    /// [`StanceTable::push`] with the host's signals toward each agent.
+    ///
+    /// # Panics
+    ///
+    /// If `stances` or `signals` does not hold one entry per agent.
+    pub fn push_with(
+        &mut self,
+        host: &[u8],
+        stances: &[Stance],
+        signals: &[Signals],
+    ) {
         assert_eq!(stances.len(), self.agents.len(), "one stance per agent");
-        let row = match self.row_of.get(stances) {
+        assert_eq!(signals.len(), self.agents.len(), "one entry per agent");
+        let key = (stances.into(), signals.into());
+        let row = match self.row_of.get(&key) {
             Some(&row) => row,
             None => {
                 let row = self.rows.len() as u32;
                 self.rows.push(stances.into());
-                self.row_of.insert(stances.into(), row);
+                self.signals.push(signals.into());
+                self.row_of.insert(key, row);
                 row
             }
         };
@@ -63,31 +85,38 @@ impl StanceTable {
     }
 
     /// Adds every host of `bundle`, given the stances of each of its
-    /// members (`members[m]`, from [`member_stances`]); hosts whose entry
-    /// is a fetch outcome take its stance.
+    /// members (`members[m]`, from [`member_stances`]) and, if counted,
+    /// their signals (from [`member_signals`]); hosts whose entry is a
+    /// fetch outcome take its stance, and give no signal.
     ///
     /// [`member_stances`]: crate::member_stances
+    /// [`member_signals`]: crate::member_signals
     ///
     /// # Panics
     ///
-    /// If `members` does not hold one row per member, each with one stance
-    /// per agent.
+    /// If `members` (or `signals`) does not hold one row per member, each
+    /// with one entry per agent.
     pub fn push_bundle(
         &mut self,
         bundle: &Bundle<'_>,
         members: &[Vec<Stance>],
+        signals: Option<&[Vec<Signals>]>,
     ) {
         assert_eq!(members.len(), bundle.member_len(), "one row per member");
-        let fixed = |s: Stance| vec![s; self.agents.len()];
+        let n = self.agents.len();
+        let fixed = |s: Stance| vec![s; n];
         let (allowed, failed) =
             (fixed(Stance::AllowsAll), fixed(Stance::FailedToFetch));
+        let none = vec![Signals::default(); n];
         for h in bundle.hosts() {
-            let row = match h.rules() {
-                HostRules::Member(m) => &members[m],
-                HostRules::AllowAll => &allowed,
-                HostRules::DisallowAll => &failed,
+            let (row, says) = match h.rules() {
+                HostRules::Member(m) => {
+                    (&members[m], signals.map_or(&none, |s| &s[m]))
+                }
+                HostRules::AllowAll => (&allowed, &none),
+                HostRules::DisallowAll => (&failed, &none),
             };
-            self.push(h.name(), row);
+            self.push_with(h.name(), row, says);
         }
     }
 
@@ -130,6 +159,11 @@ impl StanceTable {
     /// stances.
     pub fn row(&self, r: usize) -> &[Stance] {
         &self.rows[r]
+    }
+
+    /// Row `r`'s signals toward each agent.
+    pub fn row_signals(&self, r: usize) -> &[Signals] {
+        &self.signals[r]
     }
 
     /// The index of the host called `name` (the table must be finished).
