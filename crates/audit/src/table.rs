@@ -35,8 +35,11 @@ pub struct StanceTable {
     rows: Vec<Box<[Stance]>>,
     /// Per row, the signals toward each agent.
     signals: Vec<Box<[Signals]>>,
-    row_of: HashMap<(Box<[Stance]>, Box<[Signals]>), u32>,
+    row_of: HashMap<RowKey, u32>,
 }
+
+/// A row's stances and signals, which identify it.
+type RowKey = (Box<[Stance]>, Box<[Signals]>);
 
 impl StanceTable {
     /// An empty table for `agents`.
