@@ -8,7 +8,8 @@ use std::io::Write;
 use anyhow::{Context, Result, bail};
 use robofilter::{
     AgentInfo, AlignedBytes, Compiler, Config, Dialect, EngineKind,
-    FetchStatus, GroupSource, HostRules, InputKind, Rules,
+    FetchStatus, GroupSource, HostRules, InputKind, OtherRecord, Rules,
+    UsageKey, UsageRule,
 };
 
 use serde_json::{Map, Value, json};
@@ -510,6 +511,7 @@ fn json_hosts(
                 obj.insert("sitemaps".into(), json!([]));
                 obj.insert("crawl_delays".into(), json!([]));
                 obj.insert("other_lines".into(), json!([]));
+                obj.insert("content_usage".into(), json!([]));
                 let per: Map<String, Value> = args
                     .agent
                     .iter()
@@ -588,6 +590,8 @@ fn describe_rules(
     let mut error = None;
     match rules.other_lines() {
         Ok(lines) => {
+            let usage = content_usage(&lines, rules.dialect());
+            obj.insert("content_usage".into(), usage);
             let lines: Vec<Value> = lines
                 .iter()
                 .map(|l| {
@@ -604,6 +608,7 @@ fn describe_rules(
         }
         Err(e) => {
             obj.insert("other_lines".into(), Value::Null);
+            obj.insert("content_usage".into(), Value::Null);
             obj.insert("error".into(), json!(e.to_string()));
             error = Some(e.to_string());
         }
@@ -623,6 +628,35 @@ fn describe_rules(
     obj.insert("blocked_entirely".into(), Value::Object(blocked));
     obj.insert("allows_everything".into(), Value::Object(everything));
     Ok(error)
+}
+
+/// The Content-Usage rules (AIPREF) among `lines`, in file order: for
+/// each, its line, group and agents, its path and expression as written,
+/// whether the expression parses, and the preference it states per key.
+fn content_usage(lines: &[OtherRecord<'_>], dialect: Dialect) -> Value {
+    let rules = lines
+        .iter()
+        .filter(|l| {
+            l.group().is_some()
+                && l.key().eq_ignore_ascii_case(b"content-usage")
+        })
+        .map(|l| {
+            let rule = UsageRule::new(l.line(), l.value(), dialect);
+            let mut o = Map::new();
+            o.insert("line".into(), json!(l.line()));
+            o.insert("group".into(), json!(l.group()));
+            o.insert("agents".into(), agent_list(l.agents()));
+            put_text(&mut o, "path", rule.path());
+            put_text(&mut o, "expression", rule.expression());
+            o.insert("parsed".into(), json!(rule.is_parsed()));
+            for key in UsageKey::ALL {
+                let p = rule.preferences().get(key);
+                o.insert(key.as_str().into(), json!(p.as_str()));
+            }
+            Value::Object(o)
+        })
+        .collect();
+    Value::Array(rules)
 }
 
 /// `1 host`, `2 hosts`.

@@ -142,11 +142,15 @@ fn summary_counts_match_the_per_host_json() {
                 &blocked.to_string(),
                 &some.to_string(),
                 &all.to_string(),
-                "0"
+                "0",
+                // a.example's `*` group says Content-Signal ai-train=no:
+                // to Other, not to GPTBot (which has a group of its own).
+                if *agent == "Other" { "1" } else { "0" },
             ],
             "{table}"
         );
     }
+    assert!(lines[0].ends_with("Content-Signal ai-train=no"), "{table}");
 }
 
 #[test]

@@ -171,3 +171,39 @@ fn bad_usage_arguments_are_refused() {
     assert!(run.stderr.contains("needs --emit allowed"), "{}", run.stderr);
     assert!(run.stdout.is_empty());
 }
+
+#[test]
+fn inspect_json_lists_each_hosts_content_usage_rules() {
+    let dir = dir("usage-inspect");
+    let out = dir.run(&["inspect", "b.bin", "--json"]).ok();
+    let hosts: Vec<serde_json::Value> =
+        out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let a = hosts.iter().find(|h| h["host"] == "a.example").unwrap();
+    let rules = a["content_usage"].as_array().unwrap();
+    let got: Vec<(u64, &str, &str, &str)> = rules
+        .iter()
+        .map(|r| {
+            (
+                r["line"].as_u64().unwrap(),
+                r["path"].as_str().unwrap(),
+                r["train-ai"].as_str().unwrap(),
+                r["search"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (2, "/", "n", "y"),
+            (3, "/blog/", "y", "unknown"),
+            (7, "/docs/", "n", "unknown")
+        ]
+    );
+    assert_eq!(rules[2]["agents"], serde_json::json!(["GPTBot"]));
+    assert_eq!(rules[0]["expression"], "train-ai=n, search=y");
+    assert_eq!(rules[0]["parsed"], true);
+    for host in ["b.example", "c.example"] {
+        let h = hosts.iter().find(|h| h["host"] == host).unwrap();
+        assert_eq!(h["content_usage"], serde_json::json!([]), "{host}");
+    }
+}
