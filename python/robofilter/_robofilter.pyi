@@ -163,6 +163,7 @@ class Rules:
         agent: str,
         *,
         threads: int = 1,
+        usage: None = None,
     ) -> pa.DictionaryArray: ...
     @overload
     def check(
@@ -171,6 +172,16 @@ class Rules:
         agent: Agents,
         *,
         threads: int = 1,
+        usage: None = None,
+    ) -> pa.RecordBatch: ...
+    @overload
+    def check(
+        self,
+        urls: pa.Array | pa.ChunkedArray | Iterable[str | bytes | None],
+        agent: str | Agents,
+        *,
+        threads: int = 1,
+        usage: str | Sequence[str],
     ) -> pa.RecordBatch: ...
     def check(
         self,
@@ -178,12 +189,24 @@ class Rules:
         agent: str | Agents,
         *,
         threads: int = 1,
+        usage: str | Sequence[str] | None = None,
     ) -> pa.DictionaryArray | pa.RecordBatch:
         """Verdicts of many URLs: ``dictionary<uint8, string>`` (codes index
         ``VERDICTS``; null where the URL is null); for a list of agents, a
         record batch with one such column per agent, named by the agent.
-        Arrow string/binary arrays are read in place; the GIL is released;
-        ``threads=0`` uses every core."""
+        With ``usage`` (``"train-ai"``, ``"search"`` or a list), a record
+        batch with, after the verdicts, one column per agent and key,
+        ``usage_<key>`` (``usage_<key>_<agent>`` for a list of agents):
+        ``y``, ``n``, ``unknown``, or null where there is no preference to
+        have. Arrow string/binary arrays are read in place; the GIL is
+        released; ``threads=0`` uses every core."""
+    def content_signal(
+        self, agent: str, host: str | None = None
+    ) -> dict[str, bool | None] | None:
+        """The first ``Content-Signal`` line of the groups ``agent`` gets,
+        as ``{"ai_train", "ai_input", "search"}``, each ``True`` (yes),
+        ``False`` (no) or ``None``; ``None`` without one (``host`` as for
+        ``crawl_delay``)."""
     def filter_batches(
         self,
         batches: Iterable[pa.RecordBatch],
