@@ -409,11 +409,11 @@ impl<'s> Parser<'s> {
         let from = self.i;
         match self.peek()? {
             b'-' | b'0'..=b'9' => self.number().map(|()| &b""[..]),
-            b'"' => self.string().map(|()| &b""[..]),
+            b'"' => self.quoted(false).map(|()| &b""[..]),
             b'%' => {
                 self.i += 1;
                 (self.peek() == Some(b'"'))
-                    .then(|| self.display_string())
+                    .then(|| self.quoted(true))
                     .flatten()
                     .map(|()| &b""[..])
             }
@@ -460,8 +460,10 @@ impl<'s> Parser<'s> {
         }
     }
 
-    /// A String: `"`, printable ASCII with `\"` and `\\` escapes, `"`.
-    fn string(&mut self) -> Option<()> {
+    /// A String (`display` false: `"`, printable ASCII with `\"` and
+    /// `\\` escapes, `"`) or a Display String's quoted part (`display`
+    /// true: `%` followed by two lower-case hex digits instead).
+    fn quoted(&mut self, display: bool) -> Option<()> {
         self.i += 1;
         loop {
             match self.peek()? {
@@ -469,35 +471,16 @@ impl<'s> Parser<'s> {
                     self.i += 1;
                     return Some(());
                 }
-                b'\\' => {
-                    self.i += 1;
-                    if !matches!(self.peek()?, b'"' | b'\\') {
+                b'\\' if !display => {
+                    if !matches!(self.s.get(self.i + 1)?, b'"' | b'\\') {
                         return None;
                     }
-                    self.i += 1;
+                    self.i += 2;
                 }
-                0x20..=0x7E => self.i += 1,
-                _ => return None,
-            }
-        }
-    }
-
-    /// A Display String's quoted part: printable ASCII, with `%` followed
-    /// by two lower-case hex digits.
-    fn display_string(&mut self) -> Option<()> {
-        self.i += 1;
-        loop {
-            match self.peek()? {
-                b'"' => {
-                    self.i += 1;
-                    return Some(());
-                }
-                b'%' => {
-                    let hex = |b: u8| {
-                        b.is_ascii_digit() || (b'a'..=b'f').contains(&b)
-                    };
+                b'%' if display => {
                     let pair = self.s.get(self.i + 1..self.i + 3)?;
-                    if !pair.iter().all(|&b| hex(b)) {
+                    let hex = |b: &u8| matches!(b, b'0'..=b'9' | b'a'..=b'f');
+                    if !pair.iter().all(hex) {
                         return None;
                     }
                     self.i += 3;
@@ -625,6 +608,11 @@ mod tests {
             Some((Unknown, No))
         );
         assert_eq!(prefs("d=%\"caf%c3%a9\", search=n"), Some((Unknown, No)));
+        // `%` is plain in a String, `\` plain in a Display String.
+        assert_eq!(
+            prefs("s=\"50%\", d=%\"a\\b\", search=n"),
+            Some((Unknown, No))
+        );
         // Values other than the tokens y and n.
         assert_eq!(prefs("train-ai"), Some((Unknown, Unknown)));
         assert_eq!(prefs("train-ai=\"n\""), Some((Unknown, Unknown)));
