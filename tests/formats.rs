@@ -489,3 +489,44 @@ fn a_gzip_file_of_one_long_member_decodes_as_a_stream() {
         assert!(got == want, "-j {j}: the lines differ");
     }
 }
+
+#[test]
+fn parquet_values_with_line_ends_stay_one_line_each() {
+    let dir = Dir::new("parquet-line-ends");
+    rules(&dir);
+    // A `\n` or `\r` inside a value (in one batch of many, not the
+    // first) makes that row one invalid line, its row number named.
+    let urls: Vec<Option<String>> = (0..3000)
+        .map(|i| match i {
+            1700 => Some("http://example.com/a\nb".to_string()),
+            2100 => Some("http://example.com/c\rd".to_string()),
+            2101 => Some("http://example.com/private\r".to_string()),
+            _ if i % 9 == 4 => Some(format!("http://example.com/private/{i}")),
+            _ => Some(format!("http://example.com/page/{i}")),
+        })
+        .collect();
+    write_parquet(
+        &dir,
+        "u.parquet",
+        vec![("url", Arc::new(StringArray::from(urls.clone())))],
+    );
+    let args = ["filter", "rules.bin", "--agent", "B", "--emit", "all"];
+    let run = dir.run(
+        &[&args[..], &["--input-format", "parquet", "u.parquet"]].concat(),
+    );
+    let out = run.ok();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), urls.len());
+    for (row, (line, url)) in lines.iter().zip(&urls).enumerate() {
+        let url = url.as_deref().unwrap();
+        let want = match row {
+            1700 | 2100 | 2101 => {
+                format!("invalid\t{}", url.replace(['\n', '\r'], "\0"))
+            }
+            _ if url.contains("/private/") => format!("disallow\t{url}"),
+            _ => format!("allow\t{url}"),
+        };
+        assert_eq!(*line, want, "row {row}");
+    }
+    run.stderr_has(&["u.parquet:1701", "u.parquet:2101", "u.parquet:2102"]);
+}

@@ -247,17 +247,30 @@ impl UrlLines {
             // Projected: the URL column is the batch's only one.
             let column = batch.column(0);
             let urls = Urls::of(column.as_ref()).expect("checked type");
-            for i in 0..batch.num_rows() {
+            let from = buf.len();
+            let rows = batch.num_rows();
+            for i in 0..rows {
                 if let Some((v, len)) = urls.get(i) {
-                    let from = buf.len();
                     buf.extend_from_slice(&v[..len]);
-                    for b in &mut buf[from..] {
+                }
+                buf.push(b'\n');
+            }
+            // One `\n` per row and no `\r`, as nearly always: two scans
+            // of the batch's lines tell; otherwise each value is mended.
+            let lines = &buf[from..];
+            if memchr::memchr_iter(b'\n', lines).count() != rows
+                || memchr::memchr(b'\r', lines).is_some()
+            {
+                let mut at = from;
+                for i in 0..rows {
+                    let len = urls.get(i).map_or(0, |(_, len)| len);
+                    for b in &mut buf[at..at + len] {
                         if matches!(*b, b'\n' | b'\r') {
                             *b = 0;
                         }
                     }
+                    at += len + 1;
                 }
-                buf.push(b'\n');
             }
             Ok(())
         })?;

@@ -11,7 +11,10 @@
 //! the path of either dialect without a second scan.
 //!
 //! This crate holds the `unsafe` SIMD loads so that the `robofilter`
-//! library itself can forbid `unsafe` code. It knows nothing of robots.txt.
+//! library itself can forbid `unsafe` code, and the other crates need
+//! none: [`quotes_and_specials`] (16 octets' JSON string structure) is
+//! how CDXJ lines find their `url` without a JSON parse. It knows nothing
+//! of robots.txt.
 //!
 //! # What is a URL line
 //!
@@ -50,8 +53,11 @@
 #[cfg(any(test, feature = "std"))]
 extern crate std;
 
+mod quotes;
 #[cfg(test)]
 mod tests;
+
+pub use crate::quotes::quotes_and_specials;
 
 use core::ops::ControlFlow;
 
