@@ -85,12 +85,6 @@ pub fn run(args: FilterArgs) -> Result<()> {
              it needs --emit allowed (the default)"
         );
     }
-    if parquet_out && !(args.usage.is_empty() && args.respect.is_empty()) {
-        bail!(
-            "--usage and --respect are not yet written to Parquet outputs: \
-             write lines (an output not named *.parquet) instead"
-        );
-    }
     let parts = parquet.as_ref().map(ParquetInputs::paths);
     // Before any work: an output that is an input would destroy it, and a
     // missing output directory is better known now than after the run.

@@ -233,7 +233,11 @@ fn a_damaged_gzip_member_fails_with_its_offset_and_writes_nothing() {
 }
 
 /// A Parquet file of `columns` (name, array) in `row_groups` groups.
-fn write_parquet(dir: &Dir, name: &str, columns: Vec<(&str, ArrayRef)>) {
+pub(crate) fn write_parquet(
+    dir: &Dir,
+    name: &str,
+    columns: Vec<(&str, ArrayRef)>,
+) {
     let fields: Vec<Field> = columns
         .iter()
         .map(|(n, a)| Field::new(*n, a.data_type().clone(), true))
@@ -251,7 +255,7 @@ fn write_parquet(dir: &Dir, name: &str, columns: Vec<(&str, ArrayRef)>) {
     w.close().unwrap();
 }
 
-fn read_parquet(dir: &Dir, name: &str) -> RecordBatch {
+pub(crate) fn read_parquet(dir: &Dir, name: &str) -> RecordBatch {
     let file = std::fs::File::open(dir.join(name)).unwrap();
     let reader = ParquetRecordBatchReaderBuilder::try_new(file)
         .unwrap()
@@ -275,7 +279,7 @@ fn arrow_select_concat(batches: &[RecordBatch]) -> RecordBatch {
 }
 
 /// A verdict column's values, `None` where null.
-fn verdicts(column: &dyn Array) -> Vec<Option<String>> {
+pub(crate) fn verdicts(column: &dyn Array) -> Vec<Option<String>> {
     let d = column
         .as_any()
         .downcast_ref::<DictionaryArray<arrow_array::types::UInt8Type>>()

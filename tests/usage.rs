@@ -207,3 +207,65 @@ fn inspect_json_lists_each_hosts_content_usage_rules() {
         assert_eq!(h["content_usage"], serde_json::json!([]), "{host}");
     }
 }
+
+#[test]
+fn parquet_outputs_carry_the_preference_columns_of_the_lines() {
+    use std::sync::Arc;
+    let dir = dir("usage-parquet");
+    let urls: Vec<Option<&str>> =
+        URLS.lines().map(|l| l.split('\t').next()).chain([None]).collect();
+    let column: arrow_array::ArrayRef =
+        Arc::new(arrow_array::StringArray::from(urls.clone()));
+    crate::formats::write_parquet(&dir, "in.parquet", vec![("url", column)]);
+    let lines: String =
+        urls.iter().map(|u| format!("{}\n", u.unwrap_or(""))).collect();
+    dir.write("lines.txt", lines);
+    let base = [
+        "filter", "b.bin", "--agent", "MyBot", "--agent", "GPTBot", "--usage",
+        "train-ai", "--usage", "search",
+    ];
+    // With --emit all: the columns equal the lines' usage columns.
+    let printed =
+        dir.run(&[&base[..], &["--emit", "all", "lines.txt"]].concat()).ok();
+    let args = ["--emit", "all", "--input-format", "parquet", "in.parquet"];
+    dir.run(&[&base[..], &args, &["-o", "out.parquet"]].concat()).ok();
+    let out = crate::formats::read_parquet(&dir, "out.parquet");
+    let schema = out.schema();
+    let names: Vec<&str> =
+        schema.fields().iter().map(|f| f.name().as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "url",
+            "verdict_MyBot",
+            "verdict_GPTBot",
+            "usage_train-ai_MyBot",
+            "usage_search_MyBot",
+            "usage_train-ai_GPTBot",
+            "usage_search_GPTBot",
+        ]
+    );
+    let columns: Vec<Vec<Option<String>>> = (3..7)
+        .map(|c| crate::formats::verdicts(out.column(c).as_ref()))
+        .collect();
+    for (i, line) in printed.lines().enumerate() {
+        let want: Vec<&str> = line.split('\t').skip(2).take(4).collect();
+        let got: Vec<&str> =
+            columns.iter().map(|c| c[i].as_deref().unwrap_or("-")).collect();
+        assert_eq!(got, want, "row {i}: {line}");
+    }
+    // --respect drops the rows the lines' run drops.
+    let respect = ["--respect", "train-ai"];
+    let kept = dir
+        .run(&[&base[..2], &base[2..6], &respect, &["lines.txt"]].concat())
+        .ok();
+    let args = ["--input-format", "parquet", "in.parquet", "-o", "r.parquet"];
+    dir.run(&[&base[..2], &base[2..6], &respect, &args].concat()).ok();
+    let out = crate::formats::read_parquet(&dir, "r.parquet");
+    let url = out.column(0).as_any();
+    let url = url.downcast_ref::<arrow_array::StringArray>().unwrap();
+    let rows: Vec<&str> = (0..out.num_rows()).map(|i| url.value(i)).collect();
+    let kept: Vec<&str> = kept.lines().collect();
+    assert_eq!(rows, kept);
+    assert_eq!(rows, ["https://a.example/blog/1", "https://b.example/"]);
+}

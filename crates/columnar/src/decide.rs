@@ -14,7 +14,9 @@ use arrow_array::{
 use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, Field};
 use rayon::prelude::*;
-use robofilter::{HostCache, Outcome, Target, UrlChecker, write_why};
+use robofilter::{
+    HostCache, Outcome, Preference, Target, UrlChecker, UsageKey, write_why,
+};
 use robofilter_frontier::{BadKind, Counts, Emit};
 
 use crate::urls::Urls;
@@ -44,12 +46,35 @@ pub(crate) struct Decide<'r, 'a> {
     pub(crate) explain: bool,
     pub(crate) max_url_len: usize,
     pub(crate) threads: usize,
+    /// `--usage`: the keys whose preference columns are added.
+    pub(crate) usage: &'r [UsageKey],
+    /// `--respect`: allowed rows whose preference for one of these is `n`
+    /// are not selected.
+    pub(crate) respect: &'r [UsageKey],
 }
+
+/// The values of preference columns, indexed by their codes
+/// ([`usage_code`]); a row with no preference to have is null.
+const PREFERENCES: [&str; 3] = ["unknown", "y", "n"];
+
+/// A preference's code in a preference column ([`PREFERENCES`]).
+fn usage_code(p: Preference) -> u8 {
+    match p {
+        Preference::Unknown => 0,
+        Preference::Yes => 1,
+        Preference::No => 2,
+    }
+}
+
+/// The code of a row with no preference to have (null in the column).
+const NO_PREFERENCE: u8 = u8::MAX;
 
 /// A batch's verdicts.
 pub(crate) struct Decided {
     /// One verdict column per agent.
     pub(crate) verdicts: Vec<ArrayRef>,
+    /// Per agent and key of [`Decide::usage`], its preferences.
+    pub(crate) usage: Vec<ArrayRef>,
     /// With `--explain`, one reason column per agent.
     pub(crate) reasons: Vec<ArrayRef>,
     /// The rows `--emit` selects (`None`: every row).
@@ -64,6 +89,8 @@ pub(crate) struct Decided {
 /// One thread's part of a batch.
 struct Part {
     codes: Vec<Vec<u8>>,
+    /// Per agent and key, the preference codes ([`usage_code`]).
+    usage: Vec<Vec<u8>>,
     reasons: Vec<StringBuilder>,
     selected: Vec<bool>,
     counts: Counts,
@@ -104,6 +131,7 @@ impl Decide<'_, '_> {
         let n = range.len();
         let mut p = Part {
             codes: vec![Vec::with_capacity(n); agents],
+            usage: vec![Vec::with_capacity(n); agents * self.usage.len()],
             reasons: match self.explain {
                 true => (0..agents)
                     .map(|_| StringBuilder::with_capacity(n, n * 16))
@@ -167,10 +195,31 @@ impl Decide<'_, '_> {
                     Outcome::combine(each)
                 }
             };
+            let mut refused = false;
+            if !self.usage.is_empty() || !self.respect.is_empty() {
+                for (agent, &o) in each[..agents].iter().enumerate() {
+                    let prefs = self
+                        .checker
+                        .preferences(url, target, agent, o)
+                        .map_err(|e| format!("rules '{}', {e}", self.name))?;
+                    let k = self.usage.len();
+                    for (column, &key) in
+                        p.usage[agent * k..].iter_mut().zip(self.usage)
+                    {
+                        column.push(prefs.map_or(NO_PREFERENCE, |p| {
+                            usage_code(p.get(key))
+                        }));
+                    }
+                    refused |= self.respect.iter().any(|&key| {
+                        prefs.is_some_and(|p| p.get(key) == Preference::No)
+                    });
+                }
+            }
             let selected = match outcome {
                 Outcome::Allow => {
                     p.counts.allowed += 1;
-                    self.emit == Emit::Allowed
+                    p.counts.refused += u64::from(refused);
+                    self.emit == Emit::Allowed && !refused
                 }
                 Outcome::Disallow => {
                     p.counts.disallowed += 1;
@@ -203,6 +252,8 @@ impl Decide<'_, '_> {
     fn join(&self, urls: &Urls<'_>, parts: Vec<Part>, rows: usize) -> Decided {
         let agents = self.checker.agents().len();
         let mut codes: Vec<Vec<u8>> = vec![Vec::with_capacity(rows); agents];
+        let mut usage: Vec<Vec<u8>> =
+            vec![Vec::with_capacity(rows); agents * self.usage.len()];
         let mut reasons: Vec<Vec<StringArray>> = vec![Vec::new(); agents];
         let mut selected = Vec::with_capacity(rows);
         let mut counts = Counts::default();
@@ -211,6 +262,9 @@ impl Decide<'_, '_> {
         let mut bad = Vec::new();
         for mut p in parts {
             for (all, part) in codes.iter_mut().zip(&p.codes) {
+                all.extend_from_slice(part);
+            }
+            for (all, part) in usage.iter_mut().zip(&p.usage) {
                 all.extend_from_slice(part);
             }
             for (all, part) in reasons.iter_mut().zip(&mut p.reasons) {
@@ -243,6 +297,22 @@ impl Decide<'_, '_> {
                 Arc::new(d) as ArrayRef
             })
             .collect();
+        let prefs: ArrayRef =
+            Arc::new(StringArray::from(PREFERENCES.to_vec()));
+        let usage = usage
+            .into_iter()
+            .map(|c| {
+                let nulls = NullBuffer::from_iter(
+                    c.iter().map(|&c| c != NO_PREFERENCE),
+                );
+                let c: Vec<u8> = c.into_iter().map(|c| c.min(2)).collect();
+                let keys = UInt8Array::new(c.into(), Some(nulls));
+                let d =
+                    DictionaryArray::<UInt8Type>::try_new(keys, prefs.clone())
+                        .expect("codes are in range");
+                Arc::new(d) as ArrayRef
+            })
+            .collect();
         let reasons = reasons
             .into_iter()
             .filter(|r| !r.is_empty())
@@ -256,6 +326,14 @@ impl Decide<'_, '_> {
             .collect();
         let selected =
             (self.emit != Emit::All).then(|| BooleanArray::from(selected));
-        Decided { verdicts, reasons, selected, counts, agents: per_agent, bad }
+        Decided {
+            verdicts,
+            usage,
+            reasons,
+            selected,
+            counts,
+            agents: per_agent,
+            bad,
+        }
     }
 }

@@ -12,15 +12,17 @@
 //! memory is bounded by a row group whatever the file's size; the URLs
 //! are read in place from the column's buffers. Each batch's rows are
 //! decided on the worker threads, and the batch, its columns as they
-//! were plus the verdict columns (and the reason columns with
-//! `--explain`), cut to the rows `--emit` selects, goes to a writer
+//! were plus the verdict columns (and the preference columns with
+//! `--usage`, the reason columns with `--explain`), cut to the rows `--emit` selects, goes to a writer
 //! thread that encodes it while the next batch is read and decided. The
 //! output is committed only when every input was read whole.
 //!
 //! The verdict columns are the wheel's: `dictionary<uint8, string>` with
 //! the values [`VERDICTS`], null where the URL is null, named `verdict`
-//! for one agent and `verdict_<agent>` for several; the reason columns
-//! are `reason` or `reason_<agent>`, strings.
+//! for one agent and `verdict_<agent>` for several; with `--usage`, the
+//! preference columns follow (`usage_<key>`, `usage_<key>_<agent>`:
+//! `unknown`, `y`, `n`, null where there is none to have); the reason
+//! columns are `reason` or `reason_<agent>`, strings.
 //!
 //! For a text output, [`ParquetInputs::into_url_lines`] turns each file
 //! into URL lines (one per row), which the frontier filter prints as it
@@ -39,6 +41,7 @@ use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 use robofilter::UrlChecker;
+use robofilter::UsageKey;
 use robofilter_frontier::{Options, Report};
 use robofilter_io::Output;
 
@@ -53,9 +56,15 @@ use crate::urls::Urls;
 const ROW_GROUP_ROWS: usize = 128 << 10;
 
 /// The names of the columns added for `agents`: a verdict column per
-/// agent (`verdict`, or `verdict_<agent>` for several), then with
-/// `explain` a reason column per agent (`reason`, `reason_<agent>`).
-pub fn added_columns(agents: &[String], explain: bool) -> Vec<String> {
+/// agent (`verdict`, or `verdict_<agent>` for several), then per agent
+/// and key of `usage` a preference column (`usage_<key>`, or
+/// `usage_<key>_<agent>`: the wheel's names), then with `explain` a
+/// reason column per agent (`reason`, `reason_<agent>`).
+pub fn added_columns(
+    agents: &[String],
+    explain: bool,
+    usage: &[UsageKey],
+) -> Vec<String> {
     let names = |prefix: &str| -> Vec<String> {
         match agents {
             [_] => vec![prefix.to_string()],
@@ -63,6 +72,14 @@ pub fn added_columns(agents: &[String], explain: bool) -> Vec<String> {
         }
     };
     let mut columns = names("verdict");
+    for agent in agents {
+        for key in usage {
+            columns.push(match agents {
+                [_] => format!("usage_{key}"),
+                _ => format!("usage_{key}_{agent}"),
+            });
+        }
+    }
     if explain {
         columns.extend(names("reason"));
     }
@@ -119,6 +136,8 @@ pub fn filter(
         explain: options.explain,
         max_url_len: options.max_url_len,
         threads: options.threads.max(1),
+        usage: &options.usage,
+        respect: &options.respect,
     };
     let out_name = out.describe();
     let props = WriterProperties::builder()
@@ -197,6 +216,7 @@ fn read_all(
                 }
                 let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
                 columns.extend(d.verdicts);
+                columns.extend(d.usage);
                 columns.extend(d.reasons);
                 let out = RecordBatch::try_new(Arc::clone(schema), columns)?;
                 let out = match &d.selected {
@@ -245,7 +265,7 @@ fn out_schema(
     agents: &[String],
     options: &Options,
 ) -> Result<SchemaRef> {
-    let added = added_columns(agents, options.explain);
+    let added = added_columns(agents, options.explain, &options.usage);
     if let Some(c) = added.iter().find(|c| input.column_with_name(c).is_some())
     {
         bail!(
@@ -254,7 +274,8 @@ fn out_schema(
         );
     }
     let mut fields: Vec<Arc<Field>> = input.fields().iter().cloned().collect();
-    let n = agents.len();
+    // Verdicts and preferences are dictionaries of strings alike.
+    let n = agents.len() * (1 + options.usage.len());
     for name in &added[..n] {
         fields.push(Arc::new(verdict_field(name)));
     }
