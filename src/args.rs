@@ -622,14 +622,25 @@ pub struct InspectArgs {
     /// or rules file): fetch outcome, sitemaps, crawl-delays, the other
     /// `key: value` lines with their group and line, and per --agent
     /// whether it is blocked entirely. With --summary, one object per
-    /// agent (or category) instead of the table.
-    #[arg(long, conflicts_with = "host")]
+    /// agent (or category) instead of the table. With --lint, one object
+    /// per finding.
+    #[arg(long)]
     pub json: bool,
     /// For a bundle or shard directory: per --agent, how many hosts block
     /// it entirely, block some paths, allow everything, and failed to
     /// fetch (an aligned table).
     #[arg(long, conflicts_with = "host")]
     pub summary: bool,
+    /// Lint the file instead: rules that never decide any path (proved on
+    /// automata: shadowed, duplicate, cancelled, matching nothing, or
+    /// `undecided` past the proof's budget), groups no crawler reaches,
+    /// user-agent values that look like a known crawler's token (the `ai`
+    /// list, plus --agent and --agent-list) but are not it, and lines the
+    /// parser did not understand. Prints `LINE<TAB>KIND<TAB>MESSAGE` per
+    /// finding (a bundle: `HOST<TAB>` first; --host: one host), or with
+    /// --json one object per finding.
+    #[arg(long, conflicts_with = "summary")]
+    pub lint: bool,
     /// An agent (product token) for --json or --summary; repeatable.
     #[arg(long, value_name = "NAME")]
     pub agent: Vec<String>,

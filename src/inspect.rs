@@ -23,8 +23,13 @@ pub fn run(mut args: InspectArgs) -> Result<()> {
     let path = &args.file;
     let want: Option<Dialect> = args.dialect.map(Into::into);
     let any_agent = !args.agent.is_empty() || !args.agent_list.is_empty();
-    if any_agent && !args.json && !args.summary {
-        bail!("--agent and --agent-list apply to --json and --summary");
+    if any_agent && !args.json && !args.summary && !args.lint {
+        bail!(
+            "--agent and --agent-list apply to --json, --summary and --lint"
+        );
+    }
+    if args.json && args.host.is_some() && !args.lint {
+        bail!("--json describes every host; --host applies without it");
     }
     let agents = audit::agents(&args.agent, &args.agent_list)?;
     if args.summary && agents.names.is_empty() {
@@ -43,6 +48,9 @@ pub fn run(mut args: InspectArgs) -> Result<()> {
     }
     if args.summary {
         return summary(&args, &agents, want);
+    }
+    if args.lint {
+        return crate::lint::run(&args, &agents.names, want);
     }
     args.agent = agents.names;
     let path = &args.file;

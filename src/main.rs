@@ -21,6 +21,7 @@ mod explain;
 mod fetch;
 mod filter;
 mod inspect;
+mod lint;
 mod shard;
 
 use std::io::{self, Write};

@@ -21,6 +21,7 @@ mod fetch;
 mod formats;
 mod frontier;
 mod inspect_json;
+mod lint;
 mod shards;
 mod usage;
 mod workspace;

@@ -163,6 +163,8 @@ pub use crate::compile::{Compiler, Config};
 #[cfg(feature = "compile")]
 pub use crate::error::BuildError;
 #[cfg(feature = "compile")]
+pub use crate::lint::{Finding, LintKind, Linter};
+#[cfg(feature = "compile")]
 pub use crate::parse::{
     CrawlDelay, Diagnostic, DiagnosticKind, Group, MAX_LINE_LEN, OtherLine,
     RFC9309_PARSE_LIMIT, RobotsTxt, Rule, Selection, Sitemap, UserAgent,
@@ -204,6 +206,9 @@ mod compile;
 mod tier;
 // Whole URL lines, as every front end decides them.
 mod check;
+// Lint: what a robots.txt's rules never decide, proved on automata.
+#[cfg(feature = "compile")]
+mod lint;
 
 /// The README's Rust examples, compiled and run as doctests.
 #[cfg(all(doctest, feature = "compile"))]

@@ -35,6 +35,8 @@ mod differential;
 #[cfg(feature = "compile")]
 mod fuzz_replay;
 mod golden;
+#[cfg(feature = "compile")]
+mod lint;
 mod module_graph;
 #[cfg(feature = "compile")]
 mod oracle;
