@@ -269,3 +269,32 @@ fn parquet_outputs_carry_the_preference_columns_of_the_lines() {
     assert_eq!(rows, kept);
     assert_eq!(rows, ["https://a.example/blog/1", "https://b.example/"]);
 }
+
+#[test]
+fn a_damaged_side_section_stops_a_run_that_needs_it_and_writes_nothing() {
+    let dir = Dir::new("usage-damaged");
+    dir.write(
+        "robots.txt",
+        "User-agent: *\nContent-Usage: train-ai=n\nDisallow: /private\n",
+    );
+    dir.write("urls.txt", "https://a.example/\nhttps://a.example/private\n");
+    dir.run(&["compile", "robots.txt", "-o", "ok.bin"]).ok();
+    let mut bytes = dir.read("ok.bin");
+    let at = bytes.windows(10).rposition(|w| w == b"train-ai=n").unwrap();
+    bytes[at] ^= 1;
+    dir.write("flip.bin", &bytes);
+    // Verdicts never read the side section: they are as before.
+    let plain = ["filter", "flip.bin", "--agent", "a", "urls.txt"];
+    assert_eq!(dir.run(&plain).ok(), "https://a.example/\n");
+    let run = dir.run(&[
+        "filter", "flip.bin", "--agent", "a", "--usage", "train-ai",
+        "urls.txt", "-o", "out.txt",
+    ]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    for part in
+        ["'flip.bin'", "host a.example", "side section", "compile it again"]
+    {
+        assert!(run.stderr.contains(part), "{part}: {}", run.stderr);
+    }
+    assert!(!dir.join("out.txt").exists());
+}

@@ -201,7 +201,11 @@ impl Decide<'_, '_> {
                     let prefs = self
                         .checker
                         .preferences(url, target, agent, o)
-                        .map_err(|e| format!("rules '{}', {e}", self.name))?;
+                        .map_err(|e| {
+                            robofilter_frontier::usage_error(
+                                self.name, url, &e,
+                            )
+                        })?;
                     let k = self.usage.len();
                     for (column, &key) in
                         p.usage[agent * k..].iter_mut().zip(self.usage)

@@ -195,7 +195,7 @@ impl<'r, 'a> Decider<'r, 'a> {
             .map(|agent| {
                 self.checker
                     .preferences(url, target, agent, each[agent])
-                    .map_err(|e| format!("rules '{}', {e}", self.name))
+                    .map_err(|e| usage_error(self.name, url, &e))
             })
             .collect()
     }
@@ -537,6 +537,24 @@ impl<'r, 'a> Decider<'r, 'a> {
         let line = (url, rest, each, target);
         json_object(out, agents, line, self.explain, usage);
     }
+}
+
+/// The message for a host's rules whose Content-Usage lines cannot be
+/// read (a damaged side section): the rules file and the host, and what
+/// to do.
+pub fn usage_error(
+    name: &str,
+    url: &[u8],
+    e: &robofilter::UsageError,
+) -> String {
+    let mut host = Vec::new();
+    let host = match robofilter::url_authority(url, &mut host) {
+        true => {
+            format!(", the rules of host {}", String::from_utf8_lossy(&host))
+        }
+        false => String::new(),
+    };
+    format!("rules '{name}'{host}: {e} (--usage and --respect read them)")
 }
 
 /// How many lines at the start of each chunk are looked at for hosts

@@ -1012,36 +1012,26 @@ fn diagnostics(rules: &Rules<'_>, out: &mut Vec<Finding>) {
     }
 }
 
-/// `Content-Usage` lines (docs/SEMANTICS.md section 4c) that say nothing:
-/// outside any group, or with an expression that is not a Structured
-/// Fields Dictionary (every key unknown). A damaged side section is left
-/// to `inspect`, which reports it.
+/// `Content-Usage` lines (docs/SEMANTICS.md section 4c) whose expression
+/// is not a Structured Fields Dictionary: every key unknown. (One outside
+/// any group is the parser's diagnostic, a rule before any user-agent
+/// line; a damaged side section is left to `inspect`, which reports it.)
 fn usage_lines(rules: &Rules<'_>, out: &mut Vec<Finding>) {
     let Ok(lines) = rules.other_lines() else { return };
     for l in lines {
-        if !l.key().eq_ignore_ascii_case(b"content-usage") {
+        let usage = l.key().eq_ignore_ascii_case(b"content-usage");
+        if !usage || l.group().is_none() {
             continue;
         }
-        let text = lossy(l.value());
-        if l.group().is_none() {
-            out.push(Finding::new(
-                l.line(),
-                LintKind::Unreachable,
-                format!(
-                    "'Content-Usage: {text}' is before any user-agent line: \
-                     it belongs to no group, so no crawler reads it"
-                ),
-            ));
-        } else if !UsageRule::new(l.line(), l.value(), rules.dialect())
-            .is_parsed()
-        {
+        if !UsageRule::new(l.line(), l.value(), rules.dialect()).is_parsed() {
             out.push(Finding::new(
                 l.line(),
                 LintKind::NotUnderstood,
                 format!(
-                    "'Content-Usage: {text}': the expression is not an RFC \
+                    "'Content-Usage: {}': the expression is not an RFC \
                      9651 dictionary, so every usage key is unknown (write \
-                     e.g. 'train-ai=n, search=y': lower-case keys, y or n)"
+                     e.g. 'train-ai=n, search=y': lower-case keys, y or n)",
+                    lossy(l.value())
                 ),
             ));
         }

@@ -506,7 +506,6 @@ impl fmt::Display for DiagnosticKind {
 const UNUSED_RECORDS: &[&str] = &[
     "clean-param",
     "content-signal",
-    "content-usage",
     "domain",
     "host",
     "noarchive",
@@ -697,6 +696,28 @@ impl Parser {
     fn unknown(&mut self, num: u32, key: &[u8], value: &[u8]) {
         let key_str = String::from_utf8_lossy(key).into_owned();
         let group = self.out.groups.len().checked_sub(1);
+        if key.eq_ignore_ascii_case(b"content-usage") {
+            // A group rule (draft-ietf-aipref-attach adds it to RFC 9309's
+            // `rule`): kept for the usage rules, never a verdict. In the
+            // rfc9309 dialect it ends the group's user-agent lines as
+            // Allow and Disallow do; google/robotstxt does not know the
+            // key, so the google dialect groups as if it were not there
+            // (docs/SEMANTICS.md section 4c).
+            match group {
+                None => self.diag(num, DiagnosticKind::RuleOutsideGroup),
+                Some(_) if self.out.dialect == Dialect::Rfc9309 => {
+                    self.saw_rule = true;
+                }
+                Some(_) => {}
+            }
+            self.out.other_lines.push(OtherLine {
+                line: num,
+                group,
+                key: key.to_vec(),
+                value: value.to_vec(),
+            });
+            return;
+        }
         if key.eq_ignore_ascii_case(b"crawl-delay") {
             self.out.crawl_delays.push(CrawlDelay {
                 line: num,

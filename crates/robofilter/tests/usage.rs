@@ -184,3 +184,58 @@ fn content_signal_is_the_first_line_of_the_agents_groups() {
     );
     assert!(rules.content_signal("not a token").is_err());
 }
+
+/// docs/SEMANTICS.md section 4c: in rfc9309 a Content-Usage line is a
+/// rule, so it ends the group's user-agent lines (the attach draft adds it
+/// to RFC 9309's `rule`); the google dialect groups as google/robotstxt,
+/// which does not know the key.
+#[test]
+fn a_content_usage_line_ends_the_user_agent_lines_in_rfc9309() {
+    let robots = b"User-agent: GPTBot\nContent-Usage: train-ai=n\n\n\
+                   User-agent: *\nDisallow: /private\n";
+    let train = |rules: &Rules<'_>, agent: &str, url: &str| {
+        rules
+            .content_usage(agent)
+            .unwrap()
+            .preferences(url.as_bytes())
+            .get(UsageKey::TrainAi)
+    };
+    let bytes = Compiler::with_config(Config::new().dialect(Dialect::Rfc9309))
+        .compile(robots)
+        .unwrap();
+    let bytes = AlignedBytes::from(&bytes[..]);
+    let rules = Rules::from_bytes(bytes.as_bytes()).unwrap();
+    let gpt = rules.matcher("GPTBot").unwrap();
+    assert!(gpt.is_allowed(b"https://a.example/private"));
+    assert!(
+        !rules
+            .matcher("FooBot")
+            .unwrap()
+            .is_allowed(b"https://a.example/private")
+    );
+    assert_eq!(train(&rules, "GPTBot", "https://a.example/"), No);
+    assert_eq!(train(&rules, "FooBot", "https://a.example/"), Unknown);
+    // google: one group of GPTBot and `*`, as Google's parser reads it.
+    let bytes = Compiler::with_config(Config::new().dialect(Dialect::Google))
+        .compile(robots)
+        .unwrap();
+    let bytes = AlignedBytes::from(&bytes[..]);
+    let rules = Rules::from_bytes(bytes.as_bytes()).unwrap();
+    assert!(
+        !rules
+            .matcher("GPTBot")
+            .unwrap()
+            .is_allowed(b"https://a.example/private")
+    );
+    assert_eq!(train(&rules, "FooBot", "https://a.example/"), No);
+    // Outside any group: the parser says so, and nobody gets it.
+    let parsed = RobotsTxt::parse(
+        b"Content-Usage: train-ai=n\nUser-agent: *\n",
+        Dialect::Rfc9309,
+    );
+    assert!(
+        parsed.diagnostics().iter().any(|d| d
+            .to_string()
+            .contains("rule before any user-agent line"))
+    );
+}
