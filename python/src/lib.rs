@@ -914,7 +914,8 @@ impl PyRules {
                 }
             });
         }
-        if !agents.is_list() && keys.is_empty() {
+        // `usage=` given (even empty) asks for a record batch.
+        if !agents.is_list() && usage.is_none_or(|u| u.is_none()) {
             let column = columns.pop().expect("one agent");
             let out = PyArray::new(column, verdict_field("verdict"));
             let out: Py<PyAny> = out.to_pyarrow(py)?.unbind();

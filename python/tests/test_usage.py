@@ -51,6 +51,8 @@ def test_check_adds_usage_columns():
     assert many.column("usage_train-ai_GPTBot").to_pylist() == [
         "unknown", "unknown", "unknown", "n", None, None, None,
     ]
+    # usage=[] still asks for a record batch (as the stub types it).
+    assert rules.check(URLS, "MyBot", usage=[]).schema.names == ["verdict"]
     # Without usage= the answer is the verdict array, as before.
     assert isinstance(rules.check(URLS, "MyBot"), pa.DictionaryArray)
     with pytest.raises(ValueError, match="train-ai and search"):
