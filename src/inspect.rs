@@ -16,6 +16,7 @@ use serde_json::{Map, Value, json};
 
 use crate::args::InspectArgs;
 use crate::audit::{self, Agents};
+use crate::json::put_text;
 use robofilter_audit::{Ranks, Summary, report_html};
 use robofilter_io::{self as files, Output, ShardIndex};
 
@@ -538,19 +539,6 @@ fn json_hosts(
         writeln!(out)?;
     }
     Ok(())
-}
-
-/// Text as a JSON string under `key`, or base64 under `key_base64` when
-/// it is not UTF-8 (the octets stay exact).
-fn put_text(obj: &mut Map<String, Value>, key: &str, text: &[u8]) {
-    use base64::Engine as _;
-    match std::str::from_utf8(text) {
-        Ok(s) => obj.insert(key.into(), json!(s)),
-        Err(_) => {
-            let b64 = base64::engine::general_purpose::STANDARD;
-            obj.insert(format!("{key}_base64"), json!(b64.encode(text)))
-        }
-    };
 }
 
 /// A group's `user-agent` values, stored one per line.

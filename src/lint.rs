@@ -14,6 +14,7 @@ use robofilter_io::{self as files, Output, ShardIndex};
 use serde_json::{Map, Value, json};
 
 use crate::args::InspectArgs;
+use crate::json::put_text;
 
 /// Lints `args.file`; `agents` (from `--agent` and `--agent-list`) are
 /// known tokens besides the built-in `ai` list.
@@ -178,19 +179,6 @@ fn to_json(host: Option<&[u8]>, f: &Finding) -> Value {
         o.insert("similar_to".into(), json!(similar));
     }
     Value::Object(o)
-}
-
-/// Text as a JSON string under `key`, or base64 under `key_base64` when
-/// it is not UTF-8.
-fn put_text(obj: &mut Map<String, Value>, key: &str, text: &[u8]) {
-    use base64::Engine as _;
-    match std::str::from_utf8(text) {
-        Ok(s) => obj.insert(key.into(), json!(s)),
-        Err(_) => {
-            let b64 = base64::engine::general_purpose::STANDARD;
-            obj.insert(format!("{key}_base64"), json!(b64.encode(text)))
-        }
-    };
 }
 
 /// Every host of `bundle` (or the one `host`), in the bundle's order;

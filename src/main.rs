@@ -21,6 +21,7 @@ mod explain;
 mod fetch;
 mod filter;
 mod inspect;
+mod json;
 mod lint;
 mod shard;
 
