@@ -374,11 +374,17 @@ impl<'a> Matchers<'a> {
     }
 
     /// Agent `i`'s Content-Usage rules (`agents`: the agents' names, in
-    /// the matchers' order), read once for every agent.
+    /// the matchers' order), read once for every agent: the first call's
+    /// `agents` are the ones kept.
     ///
     /// # Errors
     ///
     /// As [`Rules::content_usage`].
+    ///
+    /// # Panics
+    ///
+    /// If `agents` holds fewer names than there are matchers and `i` is
+    /// past them.
     pub fn usage(
         &self,
         agents: &[String],
