@@ -95,19 +95,9 @@ pub fn stance_table(
         let index = ShardIndex::read(path)?;
         files::check_dialect(want, index.dialect(), "shard directory", path)?;
         files::check_agents(agents, index.dialect())?;
-        for (i, f) in index.files.iter().enumerate() {
-            index.check_shard(path, i, true)?;
-            let shard = path.join(&f.name);
-            let bytes = files::read_compiled(&shard, "shard")?;
-            let bundle = files::load_bundle(&bytes, &shard)?;
-            if bundle.dialect() != index.dialect() {
-                bail!(
-                    "shard '{}' has the {} dialect, its index says {}",
-                    files::display(&shard),
-                    bundle.dialect(),
-                    index.dialect()
-                );
-            }
+        for i in 0..index.files.len() {
+            let (shard, bytes) = index.read_shard(path, i)?;
+            let bundle = index.load_shard(&bytes, &shard)?;
             push_bundle(&mut table, &bundle, &names, &shard)?;
         }
         index.dialect()

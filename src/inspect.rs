@@ -340,14 +340,8 @@ fn inspect_shards(args: &InspectArgs, want: Option<Dialect>) -> Result<()> {
     }
     files::check_agents(&args.agent, index.dialect())?;
     let n = index.shards;
-    let only = match &args.host {
-        Some(host) => {
-            let key = robofilter::normalize_host(host)
-                .map_err(|e| anyhow::anyhow!(e))?;
-            Some(robofilter::shard_of_key(key.as_bytes(), n) as usize)
-        }
-        None => None,
-    };
+    let only = args.host.as_deref().map(|h| index.shard_of_host(h));
+    let only = only.transpose()?;
     let mut out = Output::new(args.output.as_deref())?;
     let human = !args.json;
     if human && only.is_none() {
@@ -375,26 +369,16 @@ fn inspect_shards(args: &InspectArgs, want: Option<Dialect>) -> Result<()> {
         }
     }
     let mut damaged: Vec<String> = Vec::new();
-    for (i, f) in index.files.iter().enumerate() {
+    for i in 0..index.files.len() {
         if only.is_some_and(|s| s != i) {
             continue;
         }
-        index.check_shard(dir, i, true)?;
-        let path = dir.join(&f.name);
-        let bytes = files::read_compiled(&path, "shard")?;
+        let (path, bytes) = index.read_shard(dir, i)?;
         if human {
             inspect_bundle(&mut out, &bytes, &path, args.host.as_deref())?;
             continue;
         }
-        let bundle = files::load_bundle(&bytes, &path)?;
-        if bundle.dialect() != index.dialect() {
-            bail!(
-                "shard '{}' has the {} dialect, its index says {}",
-                files::display(&path),
-                bundle.dialect(),
-                index.dialect()
-            );
-        }
+        let bundle = index.load_shard(&bytes, &path)?;
         json_hosts(args, &bundle, &mut out, &mut damaged)?;
     }
     out.finish()?;

@@ -247,22 +247,13 @@ fn lint_shards(
 ) -> Result<()> {
     let index = ShardIndex::read(dir)?;
     files::check_dialect(want, index.dialect(), "shard directory", dir)?;
-    let only = match host {
-        Some(h) => {
-            let key = robofilter::normalize_host(h).map_err(|e| anyhow!(e))?;
-            Some(robofilter::shard_of_key(key.as_bytes(), index.shards)
-                as usize)
-        }
-        None => None,
-    };
-    for (i, f) in index.files.iter().enumerate() {
+    let only = host.map(|h| index.shard_of_host(h)).transpose()?;
+    for i in 0..index.files.len() {
         if only.is_some_and(|s| s != i) {
             continue;
         }
-        index.check_shard(dir, i, true)?;
-        let path = dir.join(&f.name);
-        let bytes = files::read_compiled(&path, "shard")?;
-        let bundle = files::load_bundle(&bytes, &path)?;
+        let (path, bytes) = index.read_shard(dir, i)?;
+        let bundle = index.load_shard(&bytes, &path)?;
         lint_bundle(run, linter, &bundle, &path, host)?;
     }
     Ok(())

@@ -10,15 +10,17 @@ use std::path::{Path, PathBuf};
 
 use std::sync::{Arc, OnceLock};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use robofilter::{
     Bundle, Dialect, HOST_HASH_NAME, MemberReader, Members, ShardOpener,
     UrlChecker,
 };
 
 use crate::bundle_file::{Arena, BundleIndex, MemberFile};
-use crate::compiled::{check_agents, check_dialect};
+use crate::compiled::{check_agents, check_dialect, load_bundle};
+use crate::owned::Bytes;
 use crate::path as files;
+use crate::read::read_compiled;
 
 /// The most shards a directory may have.
 pub const MAX_SHARDS: u32 = 1 << 16;
@@ -215,6 +217,46 @@ impl ShardIndex {
     /// The dialect (checked by [`ShardIndex::read`]).
     pub fn dialect(&self) -> Dialect {
         self.dialect.parse().expect("checked when read")
+    }
+
+    /// The index of the shard that holds `host` (a host name, normalised
+    /// as bundle host keys are).
+    pub fn shard_of_host(&self, host: &str) -> Result<usize> {
+        let key = robofilter::normalize_host(host).map_err(|e| anyhow!(e))?;
+        Ok(robofilter::shard_of_key(key.as_bytes(), self.shards) as usize)
+    }
+
+    /// Shard `i` of `dir` read whole after [`ShardIndex::check_shard`]
+    /// (its CRC-32 included): its path and octets, for
+    /// [`ShardIndex::load_shard`].
+    pub fn read_shard(
+        &self,
+        dir: &Path,
+        i: usize,
+    ) -> Result<(PathBuf, Bytes)> {
+        self.check_shard(dir, i, true)?;
+        let path = dir.join(&self.files[i].name);
+        let bytes = read_compiled(&path, "shard")?;
+        Ok((path, bytes))
+    }
+
+    /// A shard's octets (from [`ShardIndex::read_shard`], the file
+    /// `path`) loaded as a bundle, which must have the index's dialect.
+    pub fn load_shard<'b>(
+        &self,
+        bytes: &'b [u8],
+        path: &Path,
+    ) -> Result<Bundle<'b>> {
+        let bundle = load_bundle(bytes, path)?;
+        if bundle.dialect() != self.dialect() {
+            bail!(
+                "shard '{}' has the {} dialect, its index says {}",
+                files::display(path),
+                bundle.dialect(),
+                self.dialect()
+            );
+        }
+        Ok(bundle)
     }
 
     /// Checks that `DIR/<shard i>` is the file this index names (its
