@@ -74,6 +74,7 @@ pub(crate) fn columns(
     let mut valid = vec![vec![false; len]; agents * keys.len()];
     let mut cache = HostCache::new();
     let mut each = checker.unshared_outcomes();
+    let mut prefs = Vec::with_capacity(agents);
     let fail = |e: &dyn std::fmt::Display| {
         crate::error(format!("bundle '{name}', {e}"))
     };
@@ -93,10 +94,10 @@ pub(crate) fn columns(
             let target =
                 checker.target(url, &mut cache).map_err(|e| fail(&e))?;
             target.outcomes(url, path, &mut each);
-            for (agent, &outcome) in each.iter().enumerate() {
-                let prefs = checker
-                    .preferences(url, Some(target), agent, outcome)
-                    .map_err(|e| fail(&e))?;
+            checker
+                .preferences_each(url, Some(target), &each, &mut prefs)
+                .map_err(|e| fail(&e))?;
+            for (agent, prefs) in prefs.iter().enumerate() {
                 let Some(prefs) = prefs else { continue };
                 for (k, &key) in keys.iter().enumerate() {
                     let column = agent * keys.len() + k;

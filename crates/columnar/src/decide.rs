@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use robofilter::{
     HostCache, Outcome, Preference, Target, UrlChecker, UsageKey, write_why,
 };
-use robofilter_frontier::{BadKind, Counts, Emit};
+use robofilter_frontier::{BadKind, Counts, Emit, refused, usage_error};
 
 use crate::urls::Urls;
 
@@ -149,6 +149,8 @@ impl Decide<'_, '_> {
         let mut cache = HostCache::unshared();
         let mut each = self.checker.unshared_outcomes();
         let mut why = Vec::new();
+        // Each agent's preferences, with --usage or --respect.
+        let mut prefs = Vec::new();
         for i in range {
             p.counts.lines += 1;
             let value = urls.get(i);
@@ -195,49 +197,24 @@ impl Decide<'_, '_> {
                     Outcome::combine(each)
                 }
             };
-            let mut refused = false;
             if !self.usage.is_empty() || !self.respect.is_empty() {
-                for (agent, &o) in each[..agents].iter().enumerate() {
-                    let prefs = self
-                        .checker
-                        .preferences(url, target, agent, o)
-                        .map_err(|e| {
-                            robofilter_frontier::usage_error(
-                                self.name, url, &e,
-                            )
-                        })?;
-                    let k = self.usage.len();
-                    for (column, &key) in
-                        p.usage[agent * k..].iter_mut().zip(self.usage)
-                    {
-                        column.push(prefs.map_or(NO_PREFERENCE, |p| {
+                self.checker
+                    .preferences_each(url, target, &each, &mut prefs)
+                    .map_err(|e| usage_error(self.name, url, &e))?;
+            }
+            let k = self.usage.len();
+            for (agent, prefs) in prefs.iter().enumerate() {
+                for (column, &key) in
+                    p.usage[agent * k..].iter_mut().zip(self.usage)
+                {
+                    column
+                        .push(prefs.map_or(NO_PREFERENCE, |p| {
                             usage_code(p.get(key))
                         }));
-                    }
-                    refused |= self.respect.iter().any(|&key| {
-                        prefs.is_some_and(|p| p.get(key) == Preference::No)
-                    });
                 }
             }
-            let selected = match outcome {
-                Outcome::Allow => {
-                    p.counts.allowed += 1;
-                    p.counts.refused += u64::from(refused);
-                    self.emit == Emit::Allowed && !refused
-                }
-                Outcome::Disallow => {
-                    p.counts.disallowed += 1;
-                    self.emit == Emit::Disallowed
-                }
-                Outcome::Unknown => {
-                    p.counts.unknown += 1;
-                    self.emit == Emit::Unknown
-                }
-                Outcome::Invalid => {
-                    p.counts.invalid += 1;
-                    false
-                }
-            } || self.emit == Emit::All;
+            let refused = refused(self.respect, &prefs);
+            let selected = p.counts.count(outcome, self.emit, refused);
             p.selected.push(selected);
             for (agent, reasons) in p.reasons.iter_mut().enumerate() {
                 if value.is_none() {

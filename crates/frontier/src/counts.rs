@@ -3,6 +3,10 @@
 
 use std::ops::AddAssign;
 
+use robofilter::{Outcome, Preference, Preferences, UsageKey};
+
+use crate::Emit;
+
 /// Line counts. Every line is exactly one of allowed, disallowed, unknown
 /// or invalid (by its outcome for all agents together,
 /// [`robofilter::Outcome::combine`]); empty lines are a subset of the invalid ones.
@@ -41,6 +45,49 @@ impl AddAssign for Counts {
         self.refused += o.refused;
         self.octets += o.octets;
     }
+}
+
+impl Counts {
+    /// Counts a line whose outcome for all agents together is `outcome`,
+    /// and says whether `emit` selects it; `refused`: an allowed line that
+    /// `--respect` drops ([`refused`]), counted in `refused` too.
+    #[inline(always)]
+    pub fn count(
+        &mut self,
+        outcome: Outcome,
+        emit: Emit,
+        refused: bool,
+    ) -> bool {
+        let selected = match outcome {
+            Outcome::Allow => {
+                self.allowed += 1;
+                self.refused += u64::from(refused);
+                emit == Emit::Allowed && !refused
+            }
+            Outcome::Disallow => {
+                self.disallowed += 1;
+                emit == Emit::Disallowed
+            }
+            Outcome::Unknown => {
+                self.unknown += 1;
+                emit == Emit::Unknown
+            }
+            Outcome::Invalid => {
+                self.invalid += 1;
+                false
+            }
+        };
+        selected || emit == Emit::All
+    }
+}
+
+/// Whether `--respect` (`respect`) drops a line whose agents' preferences
+/// are `prefs`: one agent's preference for one of the keys is `n`.
+pub fn refused(respect: &[UsageKey], prefs: &[Option<Preferences>]) -> bool {
+    prefs
+        .iter()
+        .flatten()
+        .any(|p| respect.iter().any(|&key| p.get(key) == Preference::No))
 }
 
 /// Why a line is not a URL.

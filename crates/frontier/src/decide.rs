@@ -6,12 +6,12 @@ use std::ops::{ControlFlow, Range};
 use std::sync::Arc;
 
 use robofilter::{
-    HostCache, MatchPath, Outcome, Preference, Preferences, Target,
-    UrlChecker, UsageKey, write_why,
+    HostCache, MatchPath, Outcome, Preferences, Target, UrlChecker, UsageKey,
+    write_why,
 };
 
 use crate::cdxj::{self, CdxjUrl};
-use crate::counts::{BadKind, Counts};
+use crate::counts::{self, BadKind, Counts};
 use crate::escape::escape_tail;
 use crate::print::{
     JsonLine, Rest, Usage, Why, json_object, push_text, split_fields,
@@ -191,13 +191,11 @@ impl<'r, 'a> Decider<'r, 'a> {
         target: Option<Target<'_, 'a>>,
         each: &[Outcome],
     ) -> Result<Vec<Option<Preferences>>, String> {
-        (0..each.len())
-            .map(|agent| {
-                self.checker
-                    .preferences(url, target, agent, each[agent])
-                    .map_err(|e| usage_error(self.name, url, &e))
-            })
-            .collect()
+        let mut prefs = Vec::with_capacity(each.len());
+        self.checker
+            .preferences_each(url, target, each, &mut prefs)
+            .map_err(|e| usage_error(self.name, url, &e))?;
+        Ok(prefs)
     }
 
     /// Decides every line of a chunk (the last line may lack its `\n`),
@@ -414,32 +412,8 @@ impl<'r, 'a> Decider<'r, 'a> {
             true => self.preferences(url, target, each)?,
             false => Vec::new(),
         };
-        let selected = match outcome {
-            Outcome::Allow => {
-                c.counts.allowed += 1;
-                let refused = self.respect.iter().any(|&key| {
-                    prefs
-                        .iter()
-                        .flatten()
-                        .any(|p| p.get(key) == Preference::No)
-                });
-                c.counts.refused += u64::from(refused);
-                self.emit == Emit::Allowed && !refused
-            }
-            Outcome::Disallow => {
-                c.counts.disallowed += 1;
-                self.emit == Emit::Disallowed
-            }
-            Outcome::Unknown => {
-                c.counts.unknown += 1;
-                self.emit == Emit::Unknown
-            }
-            Outcome::Invalid => {
-                c.counts.invalid += 1;
-                false
-            }
-        } || self.emit == Emit::All;
-        if !selected {
+        let refused = counts::refused(self.respect, &prefs);
+        if !c.counts.count(outcome, self.emit, refused) {
             return Ok(());
         }
         if PASS {

@@ -50,7 +50,7 @@ use indicatif::ProgressBar;
 use robofilter::{UrlChecker, UsageKey};
 use robofilter_io::{self as files, Feed, Input, Output};
 
-pub use crate::counts::{BadKind, BadLine, Counts};
+pub use crate::counts::{BadKind, BadLine, Counts, refused};
 pub use crate::decide::usage_error;
 pub use crate::escape::{escape, escape_tail};
 pub use crate::print::{Usage, json_line, write_column, write_usage_columns};

@@ -991,6 +991,26 @@ impl<'a> UrlChecker<'a> {
         })
     }
 
+    /// [`UrlChecker::preferences`] of every agent, whose outcomes are
+    /// `each`, into `out` (cleared first).
+    ///
+    /// # Errors
+    ///
+    /// As [`UrlChecker::preferences`].
+    pub fn preferences_each(
+        &self,
+        url: &[u8],
+        target: Option<Target<'_, 'a>>,
+        each: &[Outcome],
+        out: &mut Vec<Option<Preferences>>,
+    ) -> Result<(), UsageError> {
+        out.clear();
+        for (agent, &outcome) in each[..self.agents.len()].iter().enumerate() {
+            out.push(self.preferences(url, target, agent, outcome)?);
+        }
+        Ok(())
+    }
+
     /// A buffer of one outcome per agent (each [`Outcome::Invalid`]) for a
     /// thread that decides many URLs beside other threads: like
     /// [`HostCache::unshared`], it shares no cache line with another
