@@ -31,20 +31,10 @@ use robofilter::{
     AlignedBytes, Compiler, Config, Dialect, LintKind, Linter, Reason, Rules,
 };
 
+use crate::random::Rng;
+
 /// The longest path enumerated: the longest pattern (4) + 2 + 1.
 const MAX_PATH: usize = 7;
-
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) % n as u64) as usize
-    }
-}
 
 fn random_robots(rng: &mut Rng) -> String {
     let mut robots = String::new();
@@ -125,7 +115,7 @@ fn never_decides_is_exact_against_brute_force() {
         paths.len(),
         (0..MAX_PATH).map(|k| 5usize.pow(k as u32)).sum::<usize>()
     );
-    let mut rng = Rng(40);
+    let mut rng = Rng::new(40);
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for round in 0..1000 {
         let dialect = [Dialect::Rfc9309, Dialect::Google][round % 2];
