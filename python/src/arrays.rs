@@ -1,5 +1,6 @@
 //! Arrow arrays in and out of the wheel: URL columns read in place (every string and binary layout), decided on rayon's threads into verdict columns (`dictionary<uint8, string>`).
 
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use arrow_array::types::UInt8Type;
@@ -15,7 +16,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 use pyo3_arrow::{PyArray, PyChunkedArray};
 use rayon::prelude::*;
-use robofilter::{HostCache, MemberError, Outcome, UrlChecker};
+use robofilter::{
+    HostCache, MemberError, Outcome, UrlChecker, for_each_url_value,
+};
 
 /// The verdict names, indexed by the codes in verdict arrays.
 pub(crate) const VERDICTS: [&str; 4] =
@@ -137,19 +140,33 @@ pub(crate) fn decide<'u>(
             let mut cache = HostCache::unshared();
             let mut each = checker.unshared_outcomes();
             let n = part.first().map_or(0, |p| p.len());
-            for k in 0..n {
-                let (buf, len) = line(base + k);
-                match robofilter::url_line(buf, len) {
-                    Some((url, path)) => {
-                        checker.decide_url(url, path, &mut cache, &mut each)?
+            // The loop inside the scan's vector pass, so that the walk is
+            // inlined into it, as in the CLI's loop over lines.
+            let each_url = for_each_url_value(
+                n,
+                |k| line(base + k),
+                #[inline(always)]
+                |k, url| {
+                    match url {
+                        Some((url, path)) => {
+                            let decided = checker
+                                .decide_url(url, path, &mut cache, &mut each);
+                            if let Err(e) = decided {
+                                return ControlFlow::Break(e);
+                            }
+                        }
+                        None => each.fill(Outcome::Invalid),
                     }
-                    None => each.fill(Outcome::Invalid),
-                }
-                for (column, outcome) in part.iter_mut().zip(&each) {
-                    column[k] = code(*outcome);
-                }
+                    for (column, outcome) in part.iter_mut().zip(&each) {
+                        column[k] = code(*outcome);
+                    }
+                    ControlFlow::Continue(())
+                },
+            );
+            match each_url {
+                ControlFlow::Break(e) => Err(e),
+                ControlFlow::Continue(()) => Ok(()),
             }
-            Ok(())
         };
     let parts = threads.min(len / MIN_PER_THREAD).max(1);
     if parts == 1 {

@@ -177,6 +177,43 @@ pub fn for_each_url_line<'c, B>(
     )
 }
 
+/// Calls `f(i, url)` for each `i` in `0..n` in order, where `url` is
+/// [`url_line`]`(buf, len)` of `(buf, len) = value(i)`, until `f` breaks:
+/// how a column of URLs (an Arrow string array, say) is read, with the
+/// loop inside the line classifier's vector pass
+/// ([`robofilter_scan::scan_each`]), as [`for_each_url_line`] reads a
+/// chunk of lines, so that `f` (the walk of the URL's path, say) is
+/// inlined into it.
+///
+/// ```
+/// use std::ops::ControlFlow;
+/// let data = b"http://x/anot a url";
+/// let offsets = [0, 10, 19];
+/// let mut urls = Vec::new();
+/// let _ = robofilter::for_each_url_value(
+///     2,
+///     |i| (&data[offsets[i]..], offsets[i + 1] - offsets[i]),
+///     |i, url| {
+///         urls.push((i, url.map(|(url, path)| (url, path.to_vec()))));
+///         ControlFlow::<()>::Continue(())
+///     },
+/// );
+/// assert_eq!(urls, [(0, Some((&b"http://x/a"[..], b"/a".to_vec()))), (1, None)]);
+/// ```
+#[inline]
+pub fn for_each_url_value<'v, B>(
+    n: usize,
+    value: impl Fn(usize) -> (&'v [u8], usize),
+    mut f: impl FnMut(usize, Option<(&'v [u8], MatchPath<'v>)>) -> ControlFlow<B>,
+) -> ControlFlow<B> {
+    robofilter_scan::scan_each(
+        n,
+        value,
+        #[inline(always)]
+        |i, buf, line| f(i, line.map(|line| url_and_path(buf, line))),
+    )
+}
+
 /// The URL and its google/robotstxt path, from the scan's facts.
 #[inline(always)]
 fn url_and_path(

@@ -130,7 +130,7 @@ pub use crate::bundle::{Bundle, HostInfo, HostRules, MemberSpan, host_hash};
 pub use crate::check::{
     HostCache, HostEntry, Matchers, MemberError, MemberReader, Members,
     Outcome, ShardOpener, Target, UrlChecker, for_each_url_line,
-    next_url_line, url_line, write_reason, write_why,
+    for_each_url_value, next_url_line, url_line, write_reason, write_why,
 };
 pub use crate::dialect::{Dialect, ParseDialectError};
 pub use crate::error::{AgentError, LoadError, UsageError};

@@ -305,6 +305,63 @@ unsafe fn scan_lines_with<F: Finder, B>(
     ControlFlow::Continue(())
 }
 
+/// Calls `f(i, buf, line)` for each `i` in `0..n` in order, where
+/// `(buf, len) = value(i)` and `line` is [`scan`]`(buf, len)`, until `f`
+/// breaks: how a column of values (an Arrow string array, whose values
+/// sit one after another in one buffer) is read, with the loop inside
+/// the vector pass's target feature, as [`scan_lines`] reads a chunk of
+/// lines, so that `f` is inlined into it and a value costs no call.
+///
+/// ```
+/// use core::ops::ControlFlow;
+/// let data = b"http://a.example/xnot a url";
+/// let offsets = [0, 18, 27];
+/// let mut lines = Vec::new();
+/// let _ = robofilter_scan::scan_each(
+///     2,
+///     |i| (&data[offsets[i]..], offsets[i + 1] - offsets[i]),
+///     |i, _, line| {
+///         lines.push((i, line.map(|l| l.url_len())));
+///         ControlFlow::<()>::Continue(())
+///     },
+/// );
+/// assert_eq!(lines, [(0, Some(18)), (1, None)]);
+/// ```
+#[inline]
+pub fn scan_each<'v, B>(
+    n: usize,
+    value: impl Fn(usize) -> (&'v [u8], usize),
+    f: impl FnMut(usize, &'v [u8], Option<Line>) -> ControlFlow<B>,
+) -> ControlFlow<B> {
+    #[cfg(target_arch = "x86_64")]
+    if avx2::available() {
+        // SAFETY: the CPU has AVX2.
+        return unsafe { avx2::scan_each(n, value, f) };
+    }
+    // SAFETY: the baseline pass needs nothing of the CPU.
+    unsafe { scan_each_with::<Baseline, B>(n, value, f) }
+}
+
+/// [`scan_each`] with the pass `F`.
+///
+/// # Safety
+///
+/// The CPU must have what `F` needs.
+#[inline(always)]
+unsafe fn scan_each_with<'v, F: Finder, B>(
+    n: usize,
+    value: impl Fn(usize) -> (&'v [u8], usize),
+    mut f: impl FnMut(usize, &'v [u8], Option<Line>) -> ControlFlow<B>,
+) -> ControlFlow<B> {
+    for i in 0..n {
+        let (buf, len) = value(i);
+        // SAFETY: this function's contract.
+        let line = unsafe { scan_with::<F>(buf, len) };
+        f(i, buf, line)?;
+    }
+    ControlFlow::Continue(())
+}
+
 /// The length of the scheme if `line` starts with
 /// `[A-Za-z][A-Za-z0-9+.-]*://` (whatever follows).
 ///
@@ -663,6 +720,21 @@ mod avx2 {
     ) -> ControlFlow<B> {
         // SAFETY: the CPU has AVX2 (this function's contract).
         unsafe { super::scan_lines_with::<Avx2, B>(chunk, f) }
+    }
+
+    /// [`super::scan_each`] with the AVX2 pass.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have AVX2 ([`available`]).
+    #[target_feature(enable = "avx2")]
+    pub(crate) unsafe fn scan_each<'v, B>(
+        n: usize,
+        value: impl Fn(usize) -> (&'v [u8], usize),
+        f: impl FnMut(usize, &'v [u8], Option<Line>) -> ControlFlow<B>,
+    ) -> ControlFlow<B> {
+        // SAFETY: the CPU has AVX2 (this function's contract).
+        unsafe { super::scan_each_with::<Avx2, B>(n, value, f) }
     }
 
     /// [`super::scan`] with the AVX2 pass.

@@ -2,11 +2,12 @@
 
 use core::ops::ControlFlow;
 use std::string::ToString;
+use std::vec;
 use std::vec::Vec;
 
 use super::{
-    Baseline, Line, find, portable, scan, scan_lines, scan_lines_with,
-    scan_next, scan_next_with, scan_with,
+    Baseline, Line, find, portable, scan, scan_each, scan_each_with,
+    scan_lines, scan_lines_with, scan_next, scan_next_with, scan_with,
 };
 
 /// The definition, one octet at a time (the oracle).
@@ -405,4 +406,70 @@ fn scan_lines_stops_where_told() {
     });
     assert_eq!(stop, ControlFlow::Break(9));
     assert_eq!(seen, [0, 10, 14]);
+}
+
+#[test]
+fn scan_each_is_scan_value_by_value() {
+    let mut next = xorshift(0x2545_f491_4f6c_dd1d);
+    let starts: &[&[u8]] =
+        &[b"https://", b"http://", b"s3+x://", b"h", b"", b"\r", b"\t"];
+    let mut total = 0;
+    for _ in 0..5_000 {
+        // Up to 12 values one after another in one buffer, as an Arrow
+        // string array keeps them: a value's scan may read on into the
+        // next ones, which must not change its answer.
+        let (mut data, mut offsets) = (Vec::new(), vec![0]);
+        for _ in 0..next(12) {
+            data.extend_from_slice(starts[next(starts.len())]);
+            for _ in 0..next(20) {
+                data.extend_from_slice(PIECES[next(PIECES.len())]);
+            }
+            if next(4) == 0 {
+                data.push(b'\r');
+            }
+            offsets.push(data.len());
+        }
+        let n = offsets.len() - 1;
+        let value =
+            |i: usize| (&data[offsets[i]..], offsets[i + 1] - offsets[i]);
+        let want: Vec<_> = (0..n)
+            .map(|i| {
+                (
+                    i,
+                    scan(
+                        &data[offsets[i]..offsets[i + 1]],
+                        offsets[i + 1] - offsets[i],
+                    ),
+                )
+            })
+            .collect();
+        let mut public = Vec::new();
+        let _ = scan_each(n, value, |i, buf, line| {
+            assert_eq!(buf.as_ptr(), data[offsets[i]..].as_ptr());
+            public.push((i, line));
+            ControlFlow::<()>::Continue(())
+        });
+        let mut baseline = Vec::new();
+        // SAFETY: the baseline pass needs nothing of the CPU.
+        let _ = unsafe {
+            scan_each_with::<Baseline, ()>(n, value, |i, _, line| {
+                baseline.push((i, line));
+                ControlFlow::Continue(())
+            })
+        };
+        let show = data.escape_ascii().to_string();
+        assert_eq!(public, want, "{show:?}");
+        assert_eq!(baseline, want, "{show:?}");
+        total += n;
+    }
+    assert!(total > 20_000, "{total} values");
+    let stop = scan_each(
+        3,
+        |i| (&b"http://a/http://b/"[i * 9 % 18..], 9),
+        |i, _, _| match i {
+            1 => ControlFlow::Break(i),
+            _ => ControlFlow::Continue(()),
+        },
+    );
+    assert_eq!(stop, ControlFlow::Break(1));
 }
