@@ -165,6 +165,9 @@ pub(crate) struct ChunkOut {
     pub(crate) bad: Vec<ChunkBad>,
     /// A member of the bundle that could not be loaded: ends the run.
     pub(crate) error: Option<String>,
+    /// The current line's preferences per agent, with `--usage` or
+    /// `--respect` (reused from line to line).
+    pub(crate) prefs: Vec<Option<Preferences>>,
 }
 
 impl<'r, 'a> Decider<'r, 'a> {
@@ -184,18 +187,22 @@ impl<'r, 'a> Decider<'r, 'a> {
     }
 
     /// Each agent's preferences for `url` (a URL line's, by `target`;
-    /// `None`: not a URL), whose outcomes are `each`.
+    /// `None`: not a URL), whose outcomes are `each`, into `prefs`
+    /// (cleared first; left empty when no preference is needed).
     fn preferences(
         &self,
         url: &[u8],
         target: Option<Target<'_, 'a>>,
         each: &[Outcome],
-    ) -> Result<Vec<Option<Preferences>>, String> {
-        let mut prefs = Vec::with_capacity(each.len());
+        prefs: &mut Vec<Option<Preferences>>,
+    ) -> Result<(), String> {
+        prefs.clear();
+        if !self.wants_usage() {
+            return Ok(());
+        }
         self.checker
-            .preferences_each(url, target, each, &mut prefs)
-            .map_err(|e| usage_error(self.name, url, &e))?;
-        Ok(prefs)
+            .preferences_each(url, target, each, prefs)
+            .map_err(|e| usage_error(self.name, url, &e))
     }
 
     /// Decides every line of a chunk (the last line may lack its `\n`),
@@ -239,6 +246,7 @@ impl<'r, 'a> Decider<'r, 'a> {
             origin: None,
             bad: Vec::new(),
             error: None,
+            prefs: Vec::new(),
         };
         c.counts.octets = chunk.len() as u64;
         // Written for every line: buffers on cache lines of their own (a
@@ -408,11 +416,9 @@ impl<'r, 'a> Decider<'r, 'a> {
                 Outcome::combine(each)
             }
         };
-        let prefs = match self.wants_usage() {
-            true => self.preferences(url, target, each)?,
-            false => Vec::new(),
-        };
-        let refused = counts::refused(self.respect, &prefs);
+        self.preferences(url, target, each, &mut c.prefs)?;
+        let prefs = &c.prefs;
+        let refused = counts::refused(self.respect, prefs);
         if !c.counts.count(outcome, self.emit, refused) {
             return Ok(());
         }
@@ -429,7 +435,7 @@ impl<'r, 'a> Decider<'r, 'a> {
         if self.json && text_len > self.max_url_len {
             self.write_too_long_json(out);
         } else if self.json {
-            let usage = Usage { keys: self.usage, each: &prefs };
+            let usage = Usage { keys: self.usage, each: prefs };
             self.write_json(out, text, url, (each, target), usage);
         } else {
             if self.emit == Emit::All {
@@ -437,7 +443,7 @@ impl<'r, 'a> Decider<'r, 'a> {
                     write_column(out, o);
                 }
             }
-            write_usage_columns(out, self.usage, &prefs);
+            write_usage_columns(out, self.usage, prefs);
             if self.explain {
                 for agent in 0..each.len() {
                     let from = out.len();
