@@ -129,12 +129,14 @@ pub use crate::aligned::AlignedBytes;
 pub use crate::bundle::{Bundle, HostInfo, HostRules, MemberSpan, host_hash};
 pub use crate::check::{
     HostCache, HostEntry, Matchers, MemberError, MemberReader, Members,
-    Outcome, ShardOpener, Target, UrlChecker, for_each_url_line,
-    for_each_url_value, next_url_line, url_line, write_reason, write_why,
+    Outcome, ShardOpener, Target, UrlChecker, write_reason, write_why,
 };
 pub use crate::dialect::{Dialect, ParseDialectError};
 pub use crate::error::{AgentError, LoadError, UsageError};
 pub use crate::kind::{INPUT_KIND_HEAD, InputKind};
+pub use crate::lines::{
+    for_each_url_line, for_each_url_value, next_url_line, url_line,
+};
 pub use crate::matcher::BLOCKED_SEARCH_LIMIT;
 pub use crate::rules::{
     AgentInfo, EngineKind, Explanation, GroupInfo, Matcher, OtherRecord,
@@ -184,6 +186,7 @@ mod kind;
 mod verdict;
 mod wire;
 // Reading URLs and robots.txt text.
+mod lines;
 mod normalize;
 #[cfg(feature = "compile")]
 mod parse;
