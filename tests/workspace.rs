@@ -18,6 +18,7 @@ const LAYERS: &[&str] = &[
     "robofilter-io",
     "robofilter-sources",
     "robofilter-frontier",
+    "robofilter-arrow",
     "robofilter-columnar",
     "robofilter-fetch",
     "robofilter-audit",

@@ -198,7 +198,8 @@ class Rules:
         batch with, after the verdicts, one column per agent and key,
         ``usage_<key>`` (``usage_<key>_<agent>`` for a list of agents):
         ``y``, ``n``, ``unknown``, or null where there is no preference to
-        have. Arrow string/binary arrays are read in place; the GIL is
+        have. Arrow string/binary arrays (or dictionaries of them) are read
+        in place; the GIL is
         released; ``threads=0`` uses every core."""
     def content_signal(
         self, agent: str, host: str | None = None

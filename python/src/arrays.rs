@@ -1,16 +1,13 @@
-//! Arrow arrays in and out of the wheel: URL columns read in place (every string and binary layout), decided on rayon's threads into verdict columns (`dictionary<uint8, string>`).
+//! Arrow arrays in and out of the wheel: URL columns read in place (robofilter-arrow's `Urls`: every string and binary layout and dictionaries of them), decided on rayon's threads into verdict columns.
 
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
+use arrow_array::cast::AsArray;
 use arrow_array::types::UInt8Type;
-use arrow_array::{
-    Array, ArrayRef, BinaryArray, BinaryViewArray, DictionaryArray,
-    LargeBinaryArray, LargeStringArray, StringArray, StringViewArray,
-    UInt8Array,
-};
+use arrow_array::{Array, ArrayRef, BinaryArray};
 use arrow_buffer::NullBuffer;
-use arrow_schema::{DataType, Field};
+use arrow_schema::Field;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
@@ -19,112 +16,32 @@ use rayon::prelude::*;
 use robofilter::{
     HostCache, MemberError, Outcome, UrlChecker, for_each_url_value,
 };
+use robofilter_arrow::{Urls, Visit, verdict_array, verdict_code};
 
-/// The verdict names, indexed by the codes in verdict arrays.
-pub(crate) const VERDICTS: [&str; 4] =
-    ["allow", "disallow", "unknown", "invalid"];
-
-/// The code of an outcome in verdict arrays (an index into [`VERDICTS`]).
-pub(crate) fn code(outcome: Outcome) -> u8 {
-    match outcome {
-        Outcome::Allow => 0,
-        Outcome::Disallow => 1,
-        Outcome::Unknown => 2,
-        Outcome::Invalid => 3,
-    }
-}
-
-/// A column of URLs, read in place.
-pub(crate) enum Urls<'c> {
-    Utf8(&'c StringArray),
-    LargeUtf8(&'c LargeStringArray),
-    Utf8View(&'c StringViewArray),
-    Binary(&'c BinaryArray),
-    LargeBinary(&'c LargeBinaryArray),
-    BinaryView(&'c BinaryViewArray),
-}
-
-impl<'c> Urls<'c> {
-    /// Value `i`'s octets.
-    pub(crate) fn value(&self, i: usize) -> &'c [u8] {
-        match self {
-            Urls::Utf8(a) => a.value(i).as_bytes(),
-            Urls::LargeUtf8(a) => a.value(i).as_bytes(),
-            Urls::Utf8View(a) => a.value(i).as_bytes(),
-            Urls::Binary(a) => a.value(i),
-            Urls::LargeBinary(a) => a.value(i),
-            Urls::BinaryView(a) => a.value(i),
-        }
-    }
-
-    pub(crate) fn of(array: &'c dyn Array) -> PyResult<Urls<'c>> {
-        let any = array.as_any();
-        let urls = match array.data_type() {
-            DataType::Utf8 => any.downcast_ref().map(Urls::Utf8),
-            DataType::LargeUtf8 => any.downcast_ref().map(Urls::LargeUtf8),
-            DataType::Utf8View => any.downcast_ref().map(Urls::Utf8View),
-            DataType::Binary => any.downcast_ref().map(Urls::Binary),
-            DataType::LargeBinary => any.downcast_ref().map(Urls::LargeBinary),
-            DataType::BinaryView => any.downcast_ref().map(Urls::BinaryView),
-            _ => None,
-        };
-        urls.ok_or_else(|| {
-            PyTypeError::new_err(format!(
-                "URLs must be an Arrow string or binary array (string, \
-                 large_string, string_view, binary, large_binary, \
-                 binary_view), not {}",
-                array.data_type()
-            ))
-        })
-    }
-
-    /// Decides every URL into `out`, one column per agent of `checker`
-    /// (one code per URL; nulls get a code too, masked by the validity
-    /// copied from the input).
-    pub(crate) fn decide(
-        &self,
-        checker: &UrlChecker<'_>,
-        out: &mut [Vec<u8>],
-        threads: usize,
-    ) -> Result<(), MemberError> {
-        // Offset arrays: a value goes on into the next ones, which the
-        // line scan may read ahead in (as it does in the CLI's chunks).
-        macro_rules! offsets {
-            ($a:expr) => {{
-                let (data, offsets) = ($a.value_data(), $a.value_offsets());
-                decide(checker, out, threads, |i| {
-                    let start = offsets[i] as usize;
-                    (&data[start..], offsets[i + 1] as usize - start)
-                })
-            }};
-        }
-        match self {
-            Urls::Utf8(a) => offsets!(a),
-            Urls::LargeUtf8(a) => offsets!(a),
-            Urls::Binary(a) => offsets!(a),
-            Urls::LargeBinary(a) => offsets!(a),
-            Urls::Utf8View(a) => decide(checker, out, threads, |i| {
-                let v = a.value(i).as_bytes();
-                (v, v.len())
-            }),
-            Urls::BinaryView(a) => decide(checker, out, threads, |i| {
-                let v = a.value(i);
-                (v, v.len())
-            }),
-        }
-    }
+/// The URLs of `array`, read in place ([`robofilter_arrow::Urls`]), or a
+/// `TypeError` naming the layouts a URL column may have.
+pub(crate) fn urls_of(array: &dyn Array) -> PyResult<Urls<'_>> {
+    Urls::of(array).ok_or_else(|| {
+        PyTypeError::new_err(format!(
+            "URLs must be an Arrow string or binary array (string, \
+             large_string, string_view, binary, large_binary, binary_view, \
+             or a dictionary of one), not {}",
+            array.data_type()
+        ))
+    })
 }
 
 /// Fewest URLs per thread: below this a thread costs more than it saves.
 pub(crate) const MIN_PER_THREAD: usize = 16 << 10;
 
-/// Decides line `i` for every agent of `checker` into `out[agent][i]`,
-/// for every `i`, where `line(i)` is `(buf, len)`: the line is
-/// `buf[..len]` and `buf` may go on past it. Each URL is decided once for
-/// all agents (one host lookup, one path). Up to `threads` threads of
+/// Decides row `i` for every agent of `checker` into `out[agent][i]`,
+/// for every `i`, where `line(i)` is `(buf, len)`: the row's URL is
+/// `buf[..len]` and `buf` may go on past it (a null row is empty, not a
+/// URL; the caller masks it). Each URL is decided once for all agents
+/// (one host lookup, one path). Up to `threads` threads of
 /// rayon's pool each take one contiguous range of URLs (so that each
 /// keeps its own host cache over a run of URLs).
-pub(crate) fn decide<'u>(
+fn decide<'u>(
     checker: &UrlChecker<'_>,
     out: &mut [Vec<u8>],
     threads: usize,
@@ -158,7 +75,7 @@ pub(crate) fn decide<'u>(
                         None => each.fill(Outcome::Invalid),
                     }
                     for (column, outcome) in part.iter_mut().zip(&each) {
-                        column[k] = code(*outcome);
+                        column[k] = verdict_code(*outcome);
                     }
                     ControlFlow::Continue(())
                 },
@@ -196,31 +113,38 @@ pub(crate) fn verdicts(
     array: &dyn Array,
     threads: usize,
     name: &str,
-) -> PyResult<Vec<DictionaryArray<UInt8Type>>> {
-    let urls = Urls::of(array)?;
+) -> PyResult<Vec<ArrayRef>> {
+    let urls = urls_of(array)?;
     let agents = checker.agents().len();
     let mut codes = vec![vec![0u8; array.len()]; agents];
-    urls.decide(checker, &mut codes, threads)
+    urls.visit(Decide { checker, out: &mut codes, threads })
         .map_err(|e| crate::error(format!("bundle '{name}', {e}")))?;
-    let nulls: Option<NullBuffer> = array.logical_nulls();
-    let values: ArrayRef = Arc::new(StringArray::from(VERDICTS.to_vec()));
-    Ok(codes
-        .into_iter()
-        .map(|c| {
-            let keys = UInt8Array::new(c.into(), nulls.clone());
-            DictionaryArray::try_new(keys, values.clone())
-                .expect("codes are in range")
-        })
-        .collect())
+    let nulls = urls.nulls();
+    Ok(codes.into_iter().map(|c| verdict_array(c, nulls.cloned())).collect())
 }
 
-/// A verdict column's field: `dictionary<uint8, string>`, nullable.
+/// [`decide`] of a column's rows, each layout's loop compiled apart
+/// ([`Urls::visit`]).
+struct Decide<'x, 'a> {
+    checker: &'x UrlChecker<'a>,
+    out: &'x mut [Vec<u8>],
+    threads: usize,
+}
+
+impl<'c> Visit<'c> for Decide<'_, '_> {
+    type Output = Result<(), MemberError>;
+
+    fn visit(
+        self,
+        value: impl Fn(usize) -> (&'c [u8], usize) + Sync,
+    ) -> Result<(), MemberError> {
+        decide(self.checker, self.out, self.threads, value)
+    }
+}
+
+/// A verdict column's field (see [`robofilter_arrow::verdict_field`]).
 pub(crate) fn verdict_field(name: &str) -> Arc<Field> {
-    let ty = DataType::Dictionary(
-        Box::new(DataType::UInt8),
-        Box::new(DataType::Utf8),
-    );
-    Arc::new(Field::new(name, ty, true))
+    Arc::new(robofilter_arrow::verdict_field(name))
 }
 
 /// `threads` as given to Python: 0 means every core.
@@ -282,10 +206,7 @@ pub(crate) fn concat_verdicts(arrays: &[&dyn Array]) -> ArrayRef {
     let mut valid: Vec<bool> = Vec::new();
     let mut any_null = false;
     for a in arrays {
-        let d = a
-            .as_any()
-            .downcast_ref::<DictionaryArray<UInt8Type>>()
-            .expect("verdict arrays");
+        let d = a.as_dictionary::<UInt8Type>();
         codes.extend_from_slice(d.keys().values());
         match d.keys().nulls() {
             Some(n) => {
@@ -295,10 +216,5 @@ pub(crate) fn concat_verdicts(arrays: &[&dyn Array]) -> ArrayRef {
             None => valid.extend(std::iter::repeat_n(true, d.len())),
         }
     }
-    let nulls = any_null.then(|| NullBuffer::from(valid));
-    let keys = UInt8Array::new(codes.into(), nulls);
-    let values: ArrayRef = Arc::new(StringArray::from(VERDICTS.to_vec()));
-    Arc::new(
-        DictionaryArray::try_new(keys, values).expect("codes are in range"),
-    )
+    verdict_array(codes, any_null.then(|| NullBuffer::from(valid)))
 }

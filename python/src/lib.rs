@@ -36,9 +36,10 @@ mod text;
 mod usage;
 
 use arrays::{
-    Urls, VERDICTS, concat_verdicts, thread_count, url_chunks, verdict_field,
+    concat_verdicts, thread_count, url_chunks, urls_of, verdict_field,
     verdicts,
 };
+use robofilter_arrow::{VERDICTS, usage_column_name, usage_field};
 use text::text_or_bytes;
 
 create_exception!(
@@ -934,7 +935,8 @@ impl PyRules {
             })?);
             for agent in names.iter() {
                 fields.extend(keys.iter().map(|&k| {
-                    usage::field(&usage::column_name(k, list.then_some(agent)))
+                    let name = usage_column_name(k, list.then_some(agent));
+                    Arc::new(usage_field(&name))
                 }));
             }
         }
@@ -1055,7 +1057,7 @@ impl VerdictBatches {
         let mut columns = batch.columns().to_vec();
         for (name, v) in self.columns.iter().zip(verdicts) {
             fields.push(verdict_field(name));
-            columns.push(Arc::new(v));
+            columns.push(v);
         }
         let schema = Arc::new(arrow_schema::Schema::new_with_metadata(
             fields,
@@ -1217,13 +1219,13 @@ fn shard_of<'py>(
     let chunks = url_chunks(urls)?;
     let mut out = arrow_array::builder::UInt32Builder::new();
     for chunk in &chunks {
-        let text = Urls::of(chunk.as_ref())?;
+        let text = urls_of(chunk.as_ref())?;
         for i in 0..chunk.len() {
-            if chunk.is_null(i) {
+            let Some((buf, len)) = text.get(i) else {
                 out.append_null();
                 continue;
-            }
-            let line = text.value(i);
+            };
+            let line = &buf[..len];
             let line = line.strip_suffix(b"\r").unwrap_or(line);
             out.append_option(robofilter::shard_of_line(
                 line, shards, &mut key,

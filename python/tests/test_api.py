@@ -178,6 +178,16 @@ def test_arrow_types_chunks_slices_and_threads():
         assert verdict_list(rules.check(arr.slice(123, 4567), "FooBot")) == want[123:123 + 4567]
     chunked = pa.chunked_array([urls[:1000], urls[1000:1000], urls[1000:]])
     assert verdict_list(rules.check(chunked, "FooBot", threads=0)) == want
+    # A dictionary-encoded column (as Parquet readers give a repeated
+    # column), whole and sliced, as filter --input-format parquet reads it.
+    for ty in [pa.string(), pa.binary_view()]:
+        encoded = pa.array(urls, ty).dictionary_encode()
+        assert pa.types.is_dictionary(encoded.type)
+        assert verdict_list(rules.check(encoded, "FooBot", threads=4)) == want, ty
+        assert verdict_list(rules.check(encoded.slice(99, 777), "FooBot")) == want[99:99 + 777]
+        got = rules.check(encoded, ["FooBot", "BarBot"], usage="train-ai")
+        assert verdict_list(got.column("FooBot")) == want
+        assert got.column("usage_train-ai_FooBot").null_count >= urls.count(None)
     with pytest.raises(TypeError, match="string or binary"):
         rules.check(pa.array([1, 2]), "FooBot")
     with pytest.raises(TypeError, match="str, bytes or None"):
