@@ -31,6 +31,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
@@ -43,7 +44,8 @@ use compare::peers::{
 };
 use robofilter::{
     AlignedBytes, Compiler, Config, Dialect, EngineKind, GroupSource,
-    MatchPath, Matcher, RobotsTxt, Rules, Verdict,
+    HostCache, MatchPath, Matcher, Outcome, RobotsTxt, Rules, UrlChecker,
+    Verdict, for_each_url_line,
 };
 
 const USAGE: &str = "\
@@ -975,13 +977,29 @@ fn compare(
         None => None,
     };
     let mut cli_rounds = CliRounds::default();
-    let (times, floor) = timed_rounds(
+    // One file: the library's batch path too (google, in the same rounds).
+    let batch_bytes = match (&w.hosts, &w.files[..]) {
+        (None, [file]) => compile(file, Dialect::Google, agent).ok(),
+        _ => None,
+    };
+    let batch_rules = batch_bytes
+        .as_ref()
+        .map(|b| Rules::from_bytes(b.as_bytes()))
+        .transpose()
+        .map_err(|e| e.to_string())?;
+    let batch = batch_rules
+        .as_ref()
+        .map(|r| UrlChecker::rules(r, &[agent]))
+        .transpose()
+        .map_err(|e| e.to_string())?;
+    let Timed { medians: times, floor, batch: batch_rate } = timed_rounds(
         args,
         w,
         &prepared,
         &inputs,
         lookup,
         cli.as_ref().map(|(c, _)| (c, &mut cli_rounds)),
+        batch.as_ref(),
     )?;
     let cli = cli.map(|(c, agreement)| {
         let (r, note) = cli_rounds.report(&c, agreement);
@@ -1005,6 +1023,18 @@ fn compare(
             let rf = row.reference.expect("set");
             row.ratio = Some((reference[&rf] / row.rate, rf));
         }
+    }
+    if let Some(rate) = batch_rate {
+        let fast = rows.iter().find(|r| r.lib == Lib::Fast).map(|r| r.rate);
+        notes.push(format!(
+            "robofilter (google) batch path (`for_each_url_line` over the \
+             workload's lines, `UrlChecker::decide_url`, same rounds, same \
+             allowed count as the per-URL path): {} URLs/CPU-s, {} \
+             fast-robots, {} the per-URL path",
+            per_second(rate),
+            fast.map_or("-".into(), |f| report::times(rate / f)),
+            report::times(rate / reference[&Lib::RfGoogle]),
+        ));
     }
 
     for lib in [Lib::RfGoogle, Lib::RfRfc] {
@@ -1056,21 +1086,42 @@ fn timed_rounds(
     inputs: &HashMap<Lib, &[&str]>,
     lookup: Lookup,
     mut cli: Option<(&CliInputs, &mut CliRounds)>,
-) -> Result<(HashMap<Lib, f64>, f64), String> {
+    batch: Option<&UrlChecker>,
+) -> Result<Timed, String> {
     let mut times: HashMap<Lib, Vec<f64>> = HashMap::new();
     let mut floor = Vec::new();
+    let mut batches = Vec::new();
     let mut sink = 0usize;
     for round in 0..args.runs {
         eprintln!("  round {}/{} ...", round + 1, args.runs);
         let t = thread_cpu_ns();
         sink += memchr::memchr_iter(b'\n', w.buf.as_bytes()).count();
         floor.push(thread_cpu_ns() - t);
+        let mut google = None;
         for lib in LIBS {
             let input = inputs[&lib];
             let t = thread_cpu_ns();
-            sink +=
+            let allowed =
                 with_decide!(lib, prepared, |d| pass(input, lookup, &mut d));
             times.entry(lib).or_default().push(thread_cpu_ns() - t);
+            sink += allowed;
+            if lib == Lib::RfGoogle && input.len() == w.urls().len() {
+                google = Some(allowed);
+            }
+        }
+        if let Some(checker) = batch {
+            let t = thread_cpu_ns();
+            let allowed = batch_pass(checker, w.buf.as_bytes());
+            batches.push(thread_cpu_ns() - t);
+            // A fast wrong answer fails: the batch path allows what the
+            // per-URL path allows.
+            if google.is_some_and(|g| g != allowed) {
+                return Err(format!(
+                    "{}: the batch path allowed {allowed} URLs, the \
+                     per-URL path {google:?}",
+                    w.name
+                ));
+            }
         }
         if let Some((inputs, rounds)) = &mut cli {
             rounds.round(inputs, &w.agent, round)?;
@@ -1080,7 +1131,37 @@ fn timed_rounds(
     let lines = memchr::memchr_iter(b'\n', w.buf.as_bytes()).count();
     let medians =
         times.into_iter().map(|(lib, mut t)| (lib, median(&mut t))).collect();
-    Ok((medians, lines as f64 / (median(&mut floor) / 1e9)))
+    let rate = |ns: f64| lines as f64 / (ns / 1e9);
+    let batch = (!batches.is_empty()).then(|| rate(median(&mut batches)));
+    Ok(Timed { medians, floor: rate(median(&mut floor)), batch })
+}
+
+/// What [`timed_rounds`] measured: each library's median CPU ns, the
+/// newline scan's lines/s and, for one file, the batch path's URLs/s.
+struct Timed {
+    medians: HashMap<Lib, f64>,
+    floor: f64,
+    batch: Option<f64>,
+}
+
+/// The library's batch path over the workload's lines, as `filter` and
+/// the wheel decide them: [`for_each_url_line`] over the whole buffer
+/// (one vector pass per line, the walk inlined into it), each URL by
+/// `checker`. Returns the number allowed.
+#[inline(never)]
+fn batch_pass(checker: &UrlChecker, buf: &[u8]) -> usize {
+    let mut cache = HostCache::new();
+    let mut each = [Outcome::Invalid];
+    let mut allowed = 0;
+    let _ = for_each_url_line(buf, |_, _, url| {
+        if let Some((url, path)) = url
+            && checker.decide_url(url, path, &mut cache, &mut each).is_ok()
+        {
+            allowed += usize::from(each[0] == Outcome::Allow);
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    allowed
 }
 
 /// The table rows (without rates) and the disagreements of every library
