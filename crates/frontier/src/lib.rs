@@ -37,6 +37,7 @@ mod cdxj;
 mod counts;
 mod decide;
 mod escape;
+mod gzip;
 mod print;
 mod sink;
 #[cfg(test)]

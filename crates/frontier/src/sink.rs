@@ -4,7 +4,6 @@
 
 use std::fs::File;
 use std::io::{self, Read, Seek};
-use std::ops::Range;
 use std::sync::{Arc, mpsc};
 
 use anyhow::{Context, Result, anyhow};
@@ -206,141 +205,6 @@ impl<P: Put> Sink<P> {
                 }
             }
         }
-    }
-
-    /// Decodes the gzip file `r` (its compressed octets) and decides its
-    /// lines: each batch of compressed octets is cut into segments at
-    /// octets where a member may start, the segments are decoded on the
-    /// worker threads, and their results chained from the batch's start,
-    /// a member's start, as [`files::Members`] explains (a segment whose
-    /// start the chain does not reach is decoded again, on one thread,
-    /// from where the chain stopped): the lines are those of the file
-    /// decoded from its start, and a damaged member stops the run with
-    /// its offset. A line longer than `--max-url-len` that no batch holds
-    /// whole is read on by [`Sink::stream`].
-    pub(crate) fn gzip(
-        &mut self,
-        decider: &Decider<'_, '_>,
-        mut r: impl Read + Send + 'static,
-        file: &mut FileState<'_>,
-    ) -> Result<()> {
-        let name = file.name;
-        let read_error = || format!("cannot read URL list '{name}'");
-        let batch_len =
-            self.workers * GZIP_SEGMENTS_PER_THREAD * GZIP_SEGMENT_LEN;
-        // Compressed octets from `base` on, starting with a member.
-        let mut data: Vec<u8> = Vec::new();
-        let mut base: u64 = 0;
-        // Decoded octets, starting with a line.
-        let mut text: Vec<u8> = Vec::new();
-        let mut decoded: u64 = 0;
-        let mut members = files::Members::new();
-        let damaged = |at: u64, why: &str, decoded: u64| {
-            anyhow!(
-                "URL list '{name}': the gzip member at octet {at} {why}, \
-                 after {decoded} decompressed octets: the file is damaged \
-                 or cut (`gzip -t FILE` checks it)"
-            )
-        };
-        loop {
-            let want = data.len() + batch_len;
-            read_up_to(&mut r, &mut data, want).with_context(read_error)?;
-            let end = data.len() < want;
-            let segments = segments(&data);
-            let results: Vec<(Vec<u8>, Result<files::Decoded, _>)> = segments
-                .par_iter()
-                .map(|range| {
-                    let mut out = Vec::new();
-                    let decoded = files::Members::new()
-                        .decode(&data[range.clone()], &mut out);
-                    (out, decoded)
-                })
-                .collect();
-            // The chain: `at` is where the next member starts.
-            let mut at = 0;
-            let before = text.len();
-            for (range, (out, result)) in segments.iter().zip(results) {
-                if range.start != at {
-                    break;
-                }
-                text.extend_from_slice(&out);
-                at += match result {
-                    Ok(files::Decoded::Whole) => range.len(),
-                    Ok(files::Decoded::Cut(k)) => k,
-                    Err(e) => e.at,
-                };
-            }
-            if at < data.len() {
-                // Decoded on from where the chain stopped, to the end.
-                match members.decode(&data[at..], &mut text) {
-                    Ok(files::Decoded::Whole) => at = data.len(),
-                    Ok(files::Decoded::Cut(k)) => at += k,
-                    Err(e) => {
-                        let offset = base + (at + e.at) as u64;
-                        let so_far = decoded + (text.len() - before) as u64;
-                        return Err(damaged(offset, &e.why, so_far));
-                    }
-                }
-            }
-            decoded += (text.len() - before) as u64;
-            if end && at < data.len() {
-                let offset = base + at as u64;
-                let why = format!(
-                    "is cut short by the file's end (octet {})",
-                    base + data.len() as u64
-                );
-                return Err(damaged(offset, &why, decoded));
-            }
-            if at == 0 && !end {
-                // A member longer than a batch (a file of one member, as
-                // `gzip` writes it): decoded as a stream from its start,
-                // on one thread, rather than again with every batch.
-                return self.gzip_stream(decider, text, data, r, file);
-            }
-            data.drain(..at);
-            base += at as u64;
-            if end {
-                let outs = decide_block(decider, &text, None, &mut self.spare);
-                return self.write(outs, file);
-            }
-            match memchr::memrchr(b'\n', &text) {
-                Some(i) => {
-                    let outs = decide_block(
-                        decider,
-                        &text[..=i],
-                        None,
-                        &mut self.spare,
-                    );
-                    self.write(outs, file)?;
-                    text.drain(..=i);
-                }
-                None if text.len().saturating_sub(1) > decider.max_url_len => {
-                    // A line longer than any batch: read on as a stream,
-                    // which passes it through without holding it whole.
-                    return self.gzip_stream(decider, text, data, r, file);
-                }
-                None => {}
-            }
-        }
-    }
-
-    /// [`Sink::gzip`] read on as a stream: the decoded `text` (starting
-    /// with a line), then `data` (starting with a member) and the rest of
-    /// `r` decoded.
-    fn gzip_stream(
-        &mut self,
-        decider: &Decider<'_, '_>,
-        text: Vec<u8>,
-        data: Vec<u8>,
-        r: impl Read + Send + 'static,
-        file: &mut FileState<'_>,
-    ) -> Result<()> {
-        let rest = io::Cursor::new(data).chain(r);
-        let rest: Box<dyn io::BufRead + Send> =
-            Box::new(io::BufReader::new(rest));
-        let (_, _, decoder) = files::decoder(rest, file.name, "URL list")?;
-        let stream = io::Cursor::new(text).chain(decoder);
-        self.stream(decider, stream, file)
     }
 
     /// Decides the plain regular `file` (named `file.name`), `len` octets
@@ -566,7 +430,27 @@ pub(crate) fn decide_block(
     shared: Option<(&Arc<files::Window>, usize)>,
     spare: &mut Vec<Vec<u8>>,
 ) -> Vec<ChunkOut> {
-    let chunks = split(data);
+    decide_chunks(decider, split(data), shared, spare)
+}
+
+/// [`decide_block`] for data in pieces, each of whole lines (but the last
+/// piece, whose last line may lack its `\n`).
+pub(crate) fn decide_pieces(
+    decider: &Decider<'_, '_>,
+    pieces: &[&[u8]],
+    spare: &mut Vec<Vec<u8>>,
+) -> Vec<ChunkOut> {
+    let chunks = pieces.iter().flat_map(|p| split(p)).collect();
+    decide_chunks(decider, chunks, None, spare)
+}
+
+/// [`decide_block`] for data cut into `chunks`.
+fn decide_chunks(
+    decider: &Decider<'_, '_>,
+    chunks: Vec<&[u8]>,
+    shared: Option<(&Arc<files::Window>, usize)>,
+    spare: &mut Vec<Vec<u8>>,
+) -> Vec<ChunkOut> {
     let bufs: Vec<Vec<u8>> =
         chunks.iter().map(|_| spare.pop().unwrap_or_default()).collect();
     let pass = shared.is_some() && decider.verbatim();
@@ -582,38 +466,6 @@ pub(crate) fn decide_block(
         }
     }
     outs
-}
-
-/// Compressed octets per segment of a gzip file, each decoded on a thread
-/// of its own: long enough that one costs one inflate state and a few
-/// megabytes of output.
-pub(crate) const GZIP_SEGMENT_LEN: usize = 1 << 18;
-
-/// Segments per thread in one batch of a gzip file.
-pub(crate) const GZIP_SEGMENTS_PER_THREAD: usize = 4;
-
-/// Cuts `data` (compressed octets that start with a gzip member) into
-/// segments of about [`GZIP_SEGMENT_LEN`] octets, each but the first
-/// starting where a member may start ([`files::may_start_member`]).
-pub(crate) fn segments(data: &[u8]) -> Vec<Range<usize>> {
-    let mut starts = vec![0];
-    let mut from = GZIP_SEGMENT_LEN;
-    while from < data.len() {
-        match files::next_member_start(data, from) {
-            Some(at) => {
-                starts.push(at);
-                from = at + GZIP_SEGMENT_LEN;
-            }
-            None => break,
-        }
-    }
-    let ends = starts.iter().skip(1).copied().chain([data.len()]);
-    starts
-        .iter()
-        .zip(ends)
-        .map(|(&s, e)| s..e)
-        .filter(|r| !r.is_empty())
-        .collect()
 }
 
 /// Reads from `r` into `buf` until it holds `want` octets or the input

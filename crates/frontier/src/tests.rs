@@ -399,3 +399,192 @@ fn json_strings_are_escaped_and_bytes_kept() {
          \"reason\":\"not a URL\",\"line\":null,\"pattern\":null}\n"
     );
 }
+
+/// The CRC-32 of gzip (RFC 1952), bit by bit.
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in data {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = (crc >> 1) ^ (0xedb8_8320 & (crc & 1).wrapping_neg());
+        }
+    }
+    !crc
+}
+
+/// A gzip member of `text` in stored deflate blocks, so that the octets
+/// of `text` are in the member as they are (a `1f 8b 08 00` in `text`
+/// is where a member may start, but does not).
+fn stored_member(text: &[u8]) -> Vec<u8> {
+    let mut member = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
+    let mut blocks = text.chunks(u16::MAX as usize).peekable();
+    if text.is_empty() {
+        member.extend_from_slice(&[1, 0, 0, 0xff, 0xff]);
+    }
+    while let Some(block) = blocks.next() {
+        member.push(u8::from(blocks.peek().is_none()));
+        let len = block.len() as u16;
+        member.extend_from_slice(&len.to_le_bytes());
+        member.extend_from_slice(&(!len).to_le_bytes());
+        member.extend_from_slice(block);
+    }
+    member.extend_from_slice(&crc32(text).to_le_bytes());
+    member.extend_from_slice(&(text.len() as u32).to_le_bytes());
+    member
+}
+
+/// Lines of every kind for the gzip tests: allowed, disallowed, with
+/// `\r\n`, empty, not URLs, longer than the decider's 20 octets (one
+/// longer than most batches), octets where a gzip member may start, and
+/// a last line without `\n`.
+fn gzip_text() -> Vec<u8> {
+    let mut text = Vec::new();
+    for i in 0..48 {
+        match i % 8 {
+            0 => writeln!(text, "http://x/a/{i}").unwrap(),
+            1 => write!(text, "http://x/d/{i}\r\n").unwrap(),
+            2 => text.push(b'\n'),
+            3 => text.extend_from_slice(b"x\x1f\x8b\x08\x00 not a URL\n"),
+            4 => writeln!(text, "http://x/{}", "y".repeat(i * 4)).unwrap(),
+            5 => text.extend_from_slice(b"\x1f\x8b\x08\x04\x1f\x8b\n"),
+            _ => writeln!(text, "http://x/d{i}").unwrap(),
+        }
+    }
+    text.extend_from_slice(b"http://x/last");
+    text
+}
+
+/// `text` as gzip members of `len` octets each but the first (`first`
+/// octets, which may be none); the members' offsets too.
+fn members_of(text: &[u8], first: usize, len: usize) -> (Vec<u8>, Vec<usize>) {
+    let mut gz = Vec::new();
+    let mut offsets = Vec::new();
+    let mut from = 0;
+    let mut to = first;
+    loop {
+        let to_end = to.min(text.len());
+        offsets.push(gz.len());
+        gz.extend_from_slice(&stored_member(&text[from..to_end]));
+        if to_end == text.len() {
+            return (gz, offsets);
+        }
+        from = to_end;
+        to = from + len;
+    }
+}
+
+/// What [`gunzip_for`] and [`plain_for`] give: the output, the counts and
+/// the reported lines (as text).
+type Decided = (Vec<u8>, String);
+
+/// Decides `input` (`--emit all`, lines longer than 20 octets invalid)
+/// with `workers` workers by `read`, one of [`Sink`]'s readers.
+fn decided_by(
+    workers: usize,
+    read: impl FnOnce(&mut Sink<Vec<u8>>, &Decider<'_, '_>) -> Result<()>,
+) -> Result<Decided> {
+    let bytes = slash_d_rules();
+    let rules = robofilter::Rules::from_bytes(bytes.as_bytes()).unwrap();
+    let checker = UrlChecker::rules(&rules, &["bot"]).unwrap();
+    let decider = decider(&checker, Emit::All, 20);
+    let mut sink = Sink {
+        out: Vec::new(),
+        block_len: 64,
+        counts: Counts::default(),
+        agents: Vec::new(),
+        hosts: Vec::new(),
+        bad: Vec::new(),
+        spare: Vec::new(),
+        progress: None,
+        workers,
+    };
+    read(&mut sink, &decider)?;
+    Ok((sink.out, format!("{:?}", (sink.counts, sink.bad))))
+}
+
+/// The plain `text` streamed, for [`gunzip_for`] to give.
+fn plain_for(text: &[u8]) -> Decided {
+    decided_by(1, |sink, decider| {
+        let mut file = FileState { name: "in.gz", line_base: 0 };
+        sink.stream(decider, text, &mut file)
+    })
+    .unwrap()
+}
+
+/// The gzip file `gz` decided as [`Sink::gzip`] does, with `workers`
+/// workers and segments of about `segment_len` octets.
+fn gunzip_for(
+    gz: &[u8],
+    workers: usize,
+    segment_len: usize,
+) -> Result<Decided> {
+    decided_by(workers, |sink, decider| {
+        let mut file = FileState { name: "in.gz", line_base: 0 };
+        let r = std::io::Cursor::new(gz.to_vec());
+        sink.gzip_in(decider, r, &mut file, segment_len)
+    })
+}
+
+/// Whatever the members' lengths and where they start (at every octet
+/// of the text, empty members included), whatever the segments and
+/// workers, a multi-member gzip file gives the lines of its text.
+#[test]
+fn gzip_members_give_the_lines_of_the_text() {
+    let text = gzip_text();
+    let want = plain_for(&text);
+    let mut runs = 0;
+    for len in [3, 17, 64, 1000] {
+        for first in (0..len).filter(|f| len < 100 || f % 7 == 0) {
+            let (gz, _) = members_of(&text, first, len);
+            for (workers, segment_len) in
+                [(1, 1), (1, 20), (2, 50), (1, 300), (2, 2000), (2, 1 << 18)]
+            {
+                let got = gunzip_for(&gz, workers, segment_len).unwrap();
+                let what = format!(
+                    "members of {len} after {first}, {workers} workers, \
+                     segments of {segment_len}"
+                );
+                assert_eq!(got, want, "{what}");
+                runs += 1;
+            }
+        }
+    }
+    assert!(runs > 1000);
+}
+
+/// A damaged member, wherever it is, stops the run with its offset; a
+/// file cut inside its last member, with that member's offset.
+#[test]
+fn a_damaged_gzip_member_is_named_by_its_offset() {
+    let text = gzip_text();
+    let (gz, offsets) = members_of(&text, 30, 40);
+    assert!(offsets.len() > 20);
+    // Batches of several members and lines (a member or a line longer
+    // than a batch is decoded as a stream, whose errors do not name the
+    // member).
+    for (workers, segment_len) in [(1, 100), (2, 50), (2, 200), (1, 1 << 18)] {
+        for (m, &at) in offsets.iter().enumerate().skip(1).step_by(3) {
+            let mut bad = gz.clone();
+            // An octet of the member's text: its CRC-32 fails.
+            bad[at + 20] ^= 0x01;
+            let e = gunzip_for(&bad, workers, segment_len).unwrap_err();
+            let e = format!("{e:#}");
+            let want = format!(
+                "URL list 'in.gz': the gzip member at octet {at} is \
+                 damaged (its CRC-32 does not match), after {} \
+                 decompressed octets",
+                30 + 40 * (m - 1)
+            );
+            assert!(e.contains(&want), "{e}\n{want}");
+        }
+        let last = *offsets.last().unwrap();
+        let cut = &gz[..gz.len() - 3];
+        let e = gunzip_for(cut, workers, segment_len).unwrap_err();
+        let want = format!(
+            "URL list 'in.gz': the gzip member at octet {last} is cut \
+             short by the file's end (octet {})",
+            cut.len()
+        );
+        assert!(format!("{e:#}").contains(&want), "{e:#}");
+    }
+}
