@@ -15,6 +15,7 @@ use arrow_schema::{Field, Schema};
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::file::properties::WriterProperties;
+use parquet::file::reader::{FileReader, SerializedFileReader};
 
 use crate::util::Dir;
 
@@ -265,6 +266,25 @@ pub(crate) fn read_parquet(dir: &Dir, name: &str) -> RecordBatch {
     arrow_select_concat(&batches)
 }
 
+/// The rows of each row group of a Parquet file, and each one's column
+/// chunks' (offset, compressed size).
+pub(crate) fn row_groups(
+    dir: &Dir,
+    name: &str,
+) -> Vec<(i64, Vec<(u64, u64)>)> {
+    let file = std::fs::File::open(dir.join(name)).unwrap();
+    let reader = SerializedFileReader::new(file).unwrap();
+    reader
+        .metadata()
+        .row_groups()
+        .iter()
+        .map(|g| {
+            let chunks = g.columns().iter().map(|c| c.byte_range()).collect();
+            (g.num_rows(), chunks)
+        })
+        .collect()
+}
+
 /// Batches concatenated (the test reads small files).
 fn arrow_select_concat(batches: &[RecordBatch]) -> RecordBatch {
     let schema = batches[0].schema();
@@ -340,6 +360,19 @@ fn parquet_comes_out_with_its_columns_and_the_lines_verdicts() {
         ];
         dir.run(&args.concat()).ok();
         let out = read_parquet(&dir, "out.parquet");
+        // Every row written: the input's row groups copied, their column
+        // chunks of the same sizes, then the added columns.
+        let (ins, outs) =
+            (row_groups(&dir, &name), row_groups(&dir, "out.parquet"));
+        assert_eq!(ins.len(), 4, "{kind}");
+        assert_eq!(outs.len(), ins.len(), "{kind}");
+        for ((in_rows, ic), (out_rows, oc)) in ins.iter().zip(&outs) {
+            assert_eq!(in_rows, out_rows, "{kind}");
+            assert_eq!(oc.len(), ic.len() + 4, "{kind}");
+            for (i, o) in ic.iter().zip(oc) {
+                assert_eq!(i.1, o.1, "{kind}: a chunk's size");
+            }
+        }
         let schema = out.schema();
         let names: Vec<&str> =
             schema.fields().iter().map(|f| f.name().as_str()).collect();
@@ -382,6 +415,8 @@ fn parquet_comes_out_with_its_columns_and_the_lines_verdicts() {
         ];
         dir.run(&args.concat()).ok();
         let out = read_parquet(&dir, "out.parquet");
+        // Rows cut: encoded, in one row group (of up to 128 Ki rows).
+        assert_eq!(row_groups(&dir, "out.parquet").len(), 1, "{kind}");
         assert_eq!(out.schema().field(3).name(), "verdict");
         let ids = out.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
         let want_ids: Vec<i64> =
@@ -456,6 +491,34 @@ fn parquet_parts_keep_their_order_and_damage_is_named() {
         "Parquet file 'bad.parquet': row group 0 (at octet 4)",
     ]);
     assert!(!dir.join("o.parquet").exists());
+    // A damaged column other than the URLs': the copied row groups are
+    // read through too (each page of each column chunk), as the encoding
+    // path decodes them; the file and the row group's offset named.
+    let ids: ArrayRef = Arc::new(Int64Array::from_iter_values(0..3000));
+    let urls: Vec<String> =
+        (0..3000).map(|i| format!("http://example.com/{i}")).collect();
+    write_parquet(
+        &dir,
+        "two.parquet",
+        vec![("url", Arc::new(StringArray::from(urls))), ("id", ids)],
+    );
+    let groups = row_groups(&dir, "two.parquet");
+    assert_eq!(groups.len(), 2);
+    let (group_at, id_at) = (groups[1].1[0].0, groups[1].1[1].0 as usize);
+    let mut bad = dir.read("two.parquet");
+    for b in &mut bad[id_at..id_at + 12] {
+        *b = 0xff;
+    }
+    dir.write("bad-id.parquet", &bad);
+    for emit in ["all", "disallowed"] {
+        let args = [&args[..], &["parquet", "bad-id.parquet"]].concat();
+        dir.run(&[&args[..], &["--emit", emit, "-o", "o.parquet"]].concat())
+            .fails_without_output(&[&format!(
+                "Parquet file 'bad-id.parquet': row group 1 (at octet \
+                 {group_at}) cannot be read"
+            )]);
+        assert!(!dir.join("o.parquet").exists(), "--emit {emit}");
+    }
     // Lines into a Parquet output: refused before any work.
     dir.write("u.txt", "http://example.com/\n");
     dir.run(&[

@@ -10,12 +10,36 @@
 //! `binary_view`, or a dictionary of one). [`filter`] then reads each
 //! file one row group at a time, in batches of 64 Ki rows, so that
 //! memory is bounded by a row group whatever the file's size; the URLs
-//! are read in place from the column's buffers. Each batch's rows are
-//! decided on the worker threads, and the batch, its columns as they
-//! were plus the verdict columns (and the preference columns with
-//! `--usage`, the reason columns with `--explain`), cut to the rows `--emit` selects, goes to a writer
-//! thread that encodes it while the next batch is read and decided. The
-//! output is committed only when every input was read whole.
+//! are read in place from the column's buffers, and each batch's rows
+//! are decided on the worker threads. A writer thread writes the output
+//! while the next batch is read and decided, in one of two ways:
+//!
+//! - With every row written (`--emit all`), an input's row groups are
+//!   copied: only its URL column is decoded, and the output's row group
+//!   is the input's column chunks copied as they are (compressed pages
+//!   in the input's codec, octet for octet, 8 KiB at a time from the
+//!   file), then the added columns encoded (snappy), so that the
+//!   output's row groups are the input's, one for one. Each copied
+//!   chunk's pages are read through first (headers parsed, pages
+//!   decompressed, values counted), so that a damaged input still fails,
+//!   naming its file and row group, rather than being copied. The
+//!   output's footer is the one the Arrow writer writes for the same
+//!   columns (its Parquet schema and `ARROW:schema`), without page
+//!   indexes (column and offset indexes), which copied chunks do not
+//!   carry, and with the input's chunk statistics. An input whose
+//!   Parquet schema is not the one the Arrow writer writes for its
+//!   columns (timestamps as INT96, say: `write::can_copy`) is encoded
+//!   instead, as below.
+//! - Otherwise each batch, its columns as they were plus the verdict
+//!   columns (and the preference columns with `--usage`, the reason
+//!   columns with `--explain`), cut to the rows `--emit` selects, is
+//!   encoded, snappy-compressed, in row groups of 128 Ki rows.
+//!
+//! Memory is a batch of URLs and its verdicts, plus for a copied row
+//! group its added columns encoded (a few octets a row, more with
+//! `--explain`) and one page, or for an encoded one up to 128 Ki rows of
+//! every column encoded. The output is committed only when every input
+//! was read whole.
 //!
 //! The verdict columns are the wheel's: `dictionary<uint8, string>` with
 //! the values [`VERDICTS`], null where the URL is null, named `verdict`
@@ -31,18 +55,19 @@
 mod decide;
 mod read;
 mod urls;
+mod write;
+
+#[cfg(test)]
+mod tests;
 
 use std::sync::{Arc, mpsc};
 
 use anyhow::{Result, anyhow, bail};
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{Field, Schema, SchemaRef};
-use parquet::arrow::ArrowWriter;
-use parquet::basic::Compression;
-use parquet::file::properties::WriterProperties;
 use robofilter::UrlChecker;
 use robofilter::UsageKey;
-use robofilter_frontier::{Options, Report};
+use robofilter_frontier::{Emit, Options, Report};
 use robofilter_io::Output;
 
 pub use crate::decide::{VERDICTS, verdict_field};
@@ -50,10 +75,7 @@ pub use crate::read::ParquetInputs;
 
 use crate::decide::Decide;
 use crate::urls::Urls;
-
-/// Rows per row group written: with the input's columns, a row group is
-/// held in memory until it is written.
-const ROW_GROUP_ROWS: usize = 128 << 10;
+use crate::write::{Message, Writer};
 
 /// The names of the columns added for `agents`: a verdict column per
 /// agent (`verdict`, or `verdict_<agent>` for several), then per agent
@@ -106,6 +128,19 @@ pub fn filter(
     inputs: ParquetInputs,
     out: Output,
 ) -> Result<Report> {
+    run(checker, rules_name, options, inputs, out, true)
+}
+
+/// [`filter`]; with `copy` false, no row group is copied (every one is
+/// encoded, as before copying was: the tests' reference).
+fn run(
+    checker: &UrlChecker<'_>,
+    rules_name: &str,
+    options: &Options,
+    inputs: ParquetInputs,
+    out: Output,
+    copy: bool,
+) -> Result<Report> {
     if options.json {
         bail!(
             "--json prints lines, and a Parquet output has columns: write \
@@ -139,15 +174,25 @@ pub fn filter(
         usage: &options.usage,
         respect: &options.respect,
     };
-    let out_name = out.describe();
-    let props = WriterProperties::builder()
-        .set_compression(Compression::SNAPPY)
-        .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
-        .build();
-    let writer =
-        ArrowWriter::try_new(out, Arc::clone(&schema), Some(props))
-            .map_err(|e| anyhow!("cannot write output {out_name}: {e}"))?;
-    let (queue, batches) = mpsc::sync_channel::<RecordBatch>(2);
+    // With every row written, each input whose columns can be copied
+    // has its row groups copied (`write::can_copy`).
+    // (Columns that have no Parquet schema: none, and the writer says
+    // why.)
+    let parquet = write::parquet_schema(&schema).ok();
+    let input_fields = first.schema().fields().len();
+    let copy: Vec<bool> = inputs
+        .files
+        .iter()
+        .map(|f| {
+            copy && options.emit == Emit::All
+                && parquet
+                    .as_ref()
+                    .is_some_and(|p| write::can_copy(p, input_fields, f))
+        })
+        .collect();
+    let copying = copy.contains(&true);
+    let mut writer = Writer::new(out, &schema, input_fields, copying)?;
+    let (queue, messages) = mpsc::sync_channel::<Message<'_>>(2);
     let mut report = Report {
         counts: Default::default(),
         per_agent: Vec::new(),
@@ -155,19 +200,14 @@ pub fn filter(
         bad: Vec::new(),
     };
     let (run, written) = std::thread::scope(|scope| {
-        let out_name = &out_name;
         let written = scope.spawn(move || -> Result<Output> {
-            let mut writer = writer;
-            for batch in batches {
-                writer.write(&batch).map_err(|e| {
-                    anyhow!("cannot write output {out_name}: {e}")
-                })?;
+            for message in messages {
+                writer.take(message)?;
             }
-            writer
-                .into_inner()
-                .map_err(|e| anyhow!("cannot write output {out_name}: {e}"))
+            writer.finish()
         });
-        let run = read_all(&inputs, &decide, &schema, &mut report, queue);
+        let run =
+            read_all(&inputs, &copy, &decide, &schema, &mut report, queue);
         (run, written.join())
     });
     let written =
@@ -179,32 +219,43 @@ pub fn filter(
     Ok(report)
 }
 
-/// Reads, decides and queues every input's rows, in order.
-fn read_all(
-    inputs: &ParquetInputs,
+/// Reads, decides and queues every input's rows, in order: of an input
+/// to copy (`copy`), its URL column alone, and per row group the added
+/// columns then the row group to copy; of the others, every column, and
+/// the rows `--emit` selects with the added columns.
+fn read_all<'f>(
+    inputs: &'f ParquetInputs,
+    copy: &[bool],
     decide: &Decide<'_, '_>,
     schema: &SchemaRef,
     report: &mut Report,
-    queue: mpsc::SyncSender<RecordBatch>,
+    queue: mpsc::SyncSender<Message<'f>>,
 ) -> Result<()> {
-    for f in &inputs.files {
+    // Closed: the writer stopped at an error, which the run reports.
+    let send = |m: Message<'f>| {
+        queue.send(m).map_err(|_| anyhow!("the output could not be written"))
+    };
+    for (f, &copy) in inputs.files.iter().zip(copy) {
         let mut row_base = 0u64;
         for g in 0..f.row_groups() {
-            f.read_row_group(g, false, |batch| {
-                let column = batch.column(f.url_index);
+            let mut rows = 0;
+            f.read_row_group(g, copy, |batch| {
+                // Projected for a copy: the URL column is the only one.
+                let column = batch.column(if copy { 0 } else { f.url_index });
                 let urls = Urls::of(column.as_ref()).expect("checked type");
-                let rows = batch.num_rows();
-                let d = decide.batch(&urls, rows).map_err(|e| anyhow!(e))?;
+                let n = batch.num_rows();
+                let d = decide.batch(&urls, n).map_err(|e| anyhow!(e))?;
                 if report.hosts.is_empty() && decide.checker.is_single() {
-                    report.hosts = hosts_of(&urls, rows);
+                    report.hosts = hosts_of(&urls, n);
                 }
-                for (row, kind) in d.bad {
+                for &(row, kind) in &d.bad {
                     if report.bad.len() < 5 {
                         let row = row_base + row + 1;
                         report.bad.push((f.name.clone(), row, kind));
                     }
                 }
-                row_base += rows as u64;
+                row_base += n as u64;
+                rows += n;
                 report.counts += d.counts;
                 if report.per_agent.len() < d.agents.len() {
                     report.per_agent.resize(d.agents.len(), [0; 4]);
@@ -214,10 +265,16 @@ fn read_all(
                         *t += c;
                     }
                 }
-                let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
+                let mut columns: Vec<ArrayRef> = match copy {
+                    true => Vec::new(),
+                    false => batch.columns().to_vec(),
+                };
                 columns.extend(d.verdicts);
                 columns.extend(d.usage);
                 columns.extend(d.reasons);
+                if copy {
+                    return send(Message::Added(columns));
+                }
                 let out = RecordBatch::try_new(Arc::clone(schema), columns)?;
                 let out = match &d.selected {
                     Some(keep) => {
@@ -226,14 +283,17 @@ fn read_all(
                     None => out,
                 };
                 if out.num_rows() > 0 {
-                    // Closed: the writer stopped at an error, which the
-                    // run reports.
-                    queue.send(out).map_err(|_| {
-                        anyhow!("the output could not be written")
-                    })?;
+                    send(Message::Rows(out))?;
                 }
                 Ok(())
             })?;
+            // An empty row group is left out, as the rows path leaves it
+            // (one that the reader reads empty while its footer says
+            // otherwise is not: the writer finds it damaged).
+            let footer_rows = f.metadata().row_group(g).num_rows();
+            if copy && (rows > 0 || footer_rows != 0) {
+                send(Message::Copy { file: f, group: g })?;
+            }
         }
     }
     Ok(())

@@ -4,6 +4,7 @@
 //! group's URL column (or its columns, when they are written out) whatever
 //! the file's size.
 
+use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -15,6 +16,8 @@ use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
 };
+use parquet::file::metadata::ParquetMetaData;
+use parquet::file::serialized_reader::SerializedPageReader;
 use robofilter_io as files;
 
 use crate::urls::{Urls, is_url_type};
@@ -179,25 +182,8 @@ impl ParquetFile {
         url_only: bool,
         mut f: impl FnMut(RecordBatch) -> Result<()>,
     ) -> Result<()> {
-        let name = &self.name;
-        let group = self.meta.metadata().row_group(g);
-        let offset = group.columns().first().map_or(0, |c| c.byte_range().0);
-        let damaged = |e: &dyn std::fmt::Display| {
-            anyhow::anyhow!(
-                "Parquet file '{name}': row group {g} (at octet {offset}) \
-                 cannot be read: {e}; the file is damaged or was changed \
-                 during the run"
-            )
-        };
-        let (file, now) = files::open(&self.path, "Parquet file")?;
-        if now != Some(self.len) {
-            bail!(
-                "Parquet file '{name}' changed during the run ({} octets when \
-                 its footer was read, {} now)",
-                self.len,
-                now.map_or("not a file".to_string(), |n| n.to_string())
-            );
-        }
+        let damaged = |e: &dyn std::fmt::Display| self.damaged(g, e);
+        let file = self.reopen()?;
         let mut builder = ParquetRecordBatchReaderBuilder::new_with_metadata(
             file,
             self.meta.clone(),
@@ -214,6 +200,97 @@ impl ParquetFile {
         let reader = builder.build().map_err(|e| damaged(&e))?;
         for batch in reader {
             f(batch.map_err(|e| damaged(&e))?)?;
+        }
+        Ok(())
+    }
+
+    /// The file opened again, once it is checked to have the length it
+    /// had when its footer was read.
+    pub(crate) fn reopen(&self) -> Result<File> {
+        let (file, now) = files::open(&self.path, "Parquet file")?;
+        if now != Some(self.len) {
+            bail!(
+                "Parquet file '{}' changed during the run ({} octets when \
+                 its footer was read, {} now)",
+                self.name,
+                self.len,
+                now.map_or("not a file".to_string(), |n| n.to_string())
+            );
+        }
+        Ok(file)
+    }
+
+    /// The error of a row group `g` that cannot be read: the file and
+    /// the row group's offset named.
+    pub(crate) fn damaged(
+        &self,
+        g: usize,
+        e: &dyn std::fmt::Display,
+    ) -> anyhow::Error {
+        let group = self.meta.metadata().row_group(g);
+        let offset = group.columns().first().map_or(0, |c| c.byte_range().0);
+        anyhow::anyhow!(
+            "Parquet file '{}': row group {g} (at octet {offset}) cannot be \
+             read: {e}; the file is damaged or was changed during the run",
+            self.name
+        )
+    }
+
+    /// The file's Parquet metadata (its footer).
+    pub(crate) fn metadata(&self) -> &ParquetMetaData {
+        self.meta.metadata()
+    }
+
+    /// The index among the Parquet leaf columns of the URL column (a
+    /// string or binary column is one leaf).
+    pub(crate) fn url_leaf(&self) -> Option<usize> {
+        let descr = self.meta.parquet_schema();
+        (0..descr.num_columns())
+            .find(|&i| descr.get_column_root_idx(i) == self.url_index)
+    }
+
+    /// Reads every page of row group `g`'s column chunks but the URL
+    /// column's (which the reader decodes) from `file`: each page header
+    /// parsed and each page decompressed, and the values counted against
+    /// the chunk's, so that a damaged chunk is not copied as it is into
+    /// the output (what decoding every column found, but for damage that
+    /// only decoding the values would find); an error names the file and
+    /// the row group's offset. One page is held at a time.
+    pub(crate) fn check_row_group(&self, file: &File, g: usize) -> Result<()> {
+        let group = self.meta.metadata().row_group(g);
+        let url = self.url_leaf();
+        let file = file.try_clone().with_context(|| {
+            format!("cannot read Parquet file '{}'", self.name)
+        })?;
+        let file = Arc::new(file);
+        let rows = usize::try_from(group.num_rows()).unwrap_or(usize::MAX);
+        for (leaf, chunk) in group.columns().iter().enumerate() {
+            if Some(leaf) == url {
+                continue;
+            }
+            let pages = SerializedPageReader::new(
+                Arc::clone(&file),
+                chunk,
+                rows,
+                None,
+            )
+            .map_err(|e| self.damaged(g, &e))?;
+            let mut values = 0i64;
+            for page in pages {
+                let page = page.map_err(|e| self.damaged(g, &e))?;
+                if page.is_data_page() {
+                    values += i64::from(page.num_values());
+                }
+            }
+            if values != chunk.num_values() {
+                let e = format!(
+                    "column {} has {values} values in its pages, {} in the \
+                     footer",
+                    chunk.column_path(),
+                    chunk.num_values()
+                );
+                return Err(self.damaged(g, &e));
+            }
         }
         Ok(())
     }
