@@ -4,36 +4,17 @@
 //! cache), into a verdict code per agent and row, a reason per agent and
 //! row with `--explain`, and the rows `--emit` selects.
 
-use std::sync::Arc;
-
 use arrow_array::builder::StringBuilder;
-use arrow_array::types::UInt8Type;
-use arrow_array::{
-    ArrayRef, BooleanArray, DictionaryArray, StringArray, UInt8Array,
-};
+use arrow_array::{ArrayRef, BooleanArray, StringArray};
 use arrow_buffer::NullBuffer;
-use arrow_schema::{DataType, Field};
 use rayon::prelude::*;
 use robofilter::{
-    HostCache, Outcome, Preference, Target, UrlChecker, UsageKey, write_why,
+    HostCache, Outcome, Target, UrlChecker, UsageKey, write_why,
+};
+use robofilter_arrow::{
+    Urls, preference_code, usage_array, verdict_array, verdict_code,
 };
 use robofilter_frontier::{BadKind, Counts, Emit, refused, usage_error};
-
-use crate::urls::Urls;
-
-/// The verdict names, indexed by the codes of verdict columns (the
-/// wheel's `VERDICTS`).
-pub const VERDICTS: [&str; 4] = ["allow", "disallow", "unknown", "invalid"];
-
-/// A verdict column's field: `dictionary<uint8, string>`, nullable (null
-/// where the URL is), as the wheel's `Rules.check` returns them.
-pub fn verdict_field(name: &str) -> Field {
-    let ty = DataType::Dictionary(
-        Box::new(DataType::UInt8),
-        Box::new(DataType::Utf8),
-    );
-    Field::new(name, ty, true)
-}
 
 /// Fewest rows per thread: below this a thread costs more than it saves.
 const MIN_PER_THREAD: usize = 8 << 10;
@@ -52,22 +33,6 @@ pub(crate) struct Decide<'r, 'a> {
     /// are not selected.
     pub(crate) respect: &'r [UsageKey],
 }
-
-/// The values of preference columns, indexed by their codes
-/// ([`usage_code`]); a row with no preference to have is null.
-const PREFERENCES: [&str; 3] = ["unknown", "y", "n"];
-
-/// A preference's code in a preference column ([`PREFERENCES`]).
-fn usage_code(p: Preference) -> u8 {
-    match p {
-        Preference::Unknown => 0,
-        Preference::Yes => 1,
-        Preference::No => 2,
-    }
-}
-
-/// The code of a row with no preference to have (null in the column).
-const NO_PREFERENCE: u8 = u8::MAX;
 
 /// A batch's verdicts.
 pub(crate) struct Decided {
@@ -89,8 +54,9 @@ pub(crate) struct Decided {
 /// One thread's part of a batch.
 struct Part {
     codes: Vec<Vec<u8>>,
-    /// Per agent and key, the preference codes ([`usage_code`]).
-    usage: Vec<Vec<u8>>,
+    /// Per agent and key, the preference codes ([`preference_code`];
+    /// `None`: no preference to have).
+    usage: Vec<Vec<Option<u8>>>,
     reasons: Vec<StringBuilder>,
     selected: Vec<bool>,
     counts: Counts,
@@ -186,7 +152,7 @@ impl Decide<'_, '_> {
                 }
             }
             for (column, &o) in p.codes.iter_mut().zip(&each[..]) {
-                column.push(o as u8);
+                column.push(verdict_code(o));
             }
             let outcome = match &each[..] {
                 [one] => *one,
@@ -207,10 +173,7 @@ impl Decide<'_, '_> {
                 for (column, &key) in
                     p.usage[agent * k..].iter_mut().zip(self.usage)
                 {
-                    column
-                        .push(prefs.map_or(NO_PREFERENCE, |p| {
-                            usage_code(p.get(key))
-                        }));
+                    column.push(prefs.map(|p| preference_code(p.get(key))));
                 }
             }
             let refused = refused(self.respect, &prefs);
@@ -233,7 +196,7 @@ impl Decide<'_, '_> {
     fn join(&self, urls: &Urls<'_>, parts: Vec<Part>, rows: usize) -> Decided {
         let agents = self.checker.agents().len();
         let mut codes: Vec<Vec<u8>> = vec![Vec::with_capacity(rows); agents];
-        let mut usage: Vec<Vec<u8>> =
+        let mut usage: Vec<Vec<Option<u8>>> =
             vec![Vec::with_capacity(rows); agents * self.usage.len()];
         let mut reasons: Vec<Vec<StringArray>> = vec![Vec::new(); agents];
         let mut selected = Vec::with_capacity(rows);
@@ -265,35 +228,11 @@ impl Decide<'_, '_> {
             }
         }
         let nulls: Option<NullBuffer> = urls.nulls().cloned();
-        let values: ArrayRef = Arc::new(StringArray::from(VERDICTS.to_vec()));
         let verdicts = codes
             .into_iter()
-            .map(|c| {
-                let keys = UInt8Array::new(c.into(), nulls.clone());
-                let d = DictionaryArray::<UInt8Type>::try_new(
-                    keys,
-                    values.clone(),
-                )
-                .expect("codes are in range");
-                Arc::new(d) as ArrayRef
-            })
+            .map(|c| verdict_array(c, nulls.clone()))
             .collect();
-        let prefs: ArrayRef =
-            Arc::new(StringArray::from(PREFERENCES.to_vec()));
-        let usage = usage
-            .into_iter()
-            .map(|c| {
-                let nulls = NullBuffer::from_iter(
-                    c.iter().map(|&c| c != NO_PREFERENCE),
-                );
-                let c: Vec<u8> = c.into_iter().map(|c| c.min(2)).collect();
-                let keys = UInt8Array::new(c.into(), Some(nulls));
-                let d =
-                    DictionaryArray::<UInt8Type>::try_new(keys, prefs.clone())
-                        .expect("codes are in range");
-                Arc::new(d) as ArrayRef
-            })
-            .collect();
+        let usage = usage.iter().map(|c| usage_array(c)).collect();
         let reasons = reasons
             .into_iter()
             .filter(|r| !r.is_empty())

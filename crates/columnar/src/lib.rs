@@ -54,7 +54,6 @@
 
 mod decide;
 mod read;
-mod urls;
 mod write;
 
 #[cfg(test)]
@@ -70,12 +69,12 @@ use robofilter::UsageKey;
 use robofilter_frontier::{Emit, Options, Report};
 use robofilter_io::Output;
 
-pub use crate::decide::{VERDICTS, verdict_field};
 pub use crate::read::ParquetInputs;
+pub use robofilter_arrow::{VERDICTS, verdict_field};
 
 use crate::decide::Decide;
-use crate::urls::Urls;
 use crate::write::{Message, Writer};
+use robofilter_arrow::{Urls, usage_column_name, usage_field};
 
 /// The names of the columns added for `agents`: a verdict column per
 /// agent (`verdict`, or `verdict_<agent>` for several), then per agent
@@ -95,12 +94,8 @@ pub fn added_columns(
     };
     let mut columns = names("verdict");
     for agent in agents {
-        for key in usage {
-            columns.push(match agents {
-                [_] => format!("usage_{key}"),
-                _ => format!("usage_{key}_{agent}"),
-            });
-        }
+        let agent = (agents.len() > 1).then_some(agent.as_str());
+        columns.extend(usage.iter().map(|&k| usage_column_name(k, agent)));
     }
     if explain {
         columns.extend(names("reason"));
@@ -334,10 +329,12 @@ fn out_schema(
         );
     }
     let mut fields: Vec<Arc<Field>> = input.fields().iter().cloned().collect();
-    // Verdicts and preferences are dictionaries of strings alike.
-    let n = agents.len() * (1 + options.usage.len());
-    for name in &added[..n] {
+    for name in &added[..agents.len()] {
         fields.push(Arc::new(verdict_field(name)));
+    }
+    let n = agents.len() * (1 + options.usage.len());
+    for name in &added[agents.len()..n] {
+        fields.push(Arc::new(usage_field(name)));
     }
     for name in &added[n..] {
         let ty = arrow_schema::DataType::Utf8;

@@ -20,7 +20,7 @@ use parquet::file::metadata::ParquetMetaData;
 use parquet::file::serialized_reader::SerializedPageReader;
 use robofilter_io as files;
 
-use crate::urls::{Urls, is_url_type};
+use robofilter_arrow::{Urls, is_url_type};
 
 /// Rows per batch read.
 pub(crate) const BATCH_ROWS: usize = 64 << 10;
