@@ -132,7 +132,8 @@ impl<'c> Urls<'c> {
     /// no null, key or layout per row (which cost the wheel's `check`
     /// about 5 % on one host).
     pub fn visit<V: Visit<'c>>(&self, visitor: V) -> V::Output {
-        if self.keys.is_none() && self.nulls.is_none() {
+        let no_nulls = self.nulls.as_ref().is_none_or(|n| n.null_count() == 0);
+        if self.keys.is_none() && no_nulls {
             macro_rules! each {
                 ($a:expr) => {{
                     let a = *$a;
