@@ -94,7 +94,8 @@ fn a_visit_gives_every_row_as_value_does() {
     ];
     arrays.extend(layouts());
     for array in arrays {
-        for array in [array.clone(), array.slice(1, 4)] {
+        // A slice past the null keeps a validity buffer with no null in it.
+        for array in [array.clone(), array.slice(1, 4), array.slice(2, 3)] {
             let urls = Urls::of(array.as_ref()).expect("a URL column");
             let want: Vec<Vec<u8>> = (0..urls.len())
                 .map(|i| urls.value(i))
