@@ -11,7 +11,6 @@ use arrow_array::{
     Array, ArrayRef, DictionaryArray, Int64Array, LargeStringArray,
     RecordBatch, StringArray, StringViewArray,
 };
-use arrow_schema::{Field, Schema};
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::file::properties::WriterProperties;
@@ -239,13 +238,9 @@ pub(crate) fn write_parquet(
     name: &str,
     columns: Vec<(&str, ArrayRef)>,
 ) {
-    let fields: Vec<Field> = columns
-        .iter()
-        .map(|(n, a)| Field::new(*n, a.data_type().clone(), true))
-        .collect();
-    let schema = Arc::new(Schema::new(fields));
-    let arrays = columns.into_iter().map(|(_, a)| a).collect();
-    let batch = RecordBatch::try_new(schema.clone(), arrays).unwrap();
+    let columns = columns.into_iter().map(|(n, a)| (n, a, true));
+    let batch = RecordBatch::try_from_iter_with_nullable(columns).unwrap();
+    let schema = batch.schema();
     let file = std::fs::File::create(dir.join(name)).unwrap();
     // Small row groups: a file of several.
     let props = WriterProperties::builder()

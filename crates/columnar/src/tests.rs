@@ -13,7 +13,7 @@ use arrow_array::{
     Int64Array, LargeStringArray, RecordBatch, StringArray, StringViewArray,
     StructArray, TimestampMicrosecondArray,
 };
-use arrow_schema::{DataType, Field, Schema};
+use arrow_schema::{DataType, Field};
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::file::metadata::ParquetMetaData;
@@ -190,13 +190,9 @@ fn write(
     group: usize,
     coerce: bool,
 ) {
-    let fields: Vec<Field> = columns
-        .iter()
-        .map(|(n, a)| Field::new(*n, a.data_type().clone(), true))
-        .collect();
-    let schema = Arc::new(Schema::new(fields));
-    let arrays = columns.into_iter().map(|(_, a)| a).collect();
-    let batch = RecordBatch::try_new(Arc::clone(&schema), arrays).unwrap();
+    let columns = columns.into_iter().map(|(n, a)| (n, a, true));
+    let batch = RecordBatch::try_from_iter_with_nullable(columns).unwrap();
+    let schema = batch.schema();
     let props = WriterProperties::builder()
         .set_max_row_group_row_count(Some(group))
         .set_coerce_types(coerce)
