@@ -124,6 +124,22 @@ fn decider<'r, 'a>(
     }
 }
 
+/// A sink into memory, with blocks of `block_len` octets and `workers`
+/// workers, that has written nothing yet.
+fn empty_sink(block_len: usize, workers: usize) -> Sink<Vec<u8>> {
+    Sink {
+        out: Vec::new(),
+        block_len,
+        counts: Counts::default(),
+        agents: Vec::new(),
+        hosts: Vec::new(),
+        bad: Vec::new(),
+        spare: Vec::new(),
+        progress: None,
+        workers,
+    }
+}
+
 /// Decides `input` for `agents` with blocks of `block_len` octets,
 /// streamed, or from a file (memory-mapped in windows of at least 22
 /// octets, most of them not starting on a page) for `mapped` workers.
@@ -138,17 +154,7 @@ fn decide_for(
     let rules = robofilter::Rules::from_bytes(bytes.as_bytes()).unwrap();
     let checker = UrlChecker::rules(&rules, agents).unwrap();
     let decider = decider(&checker, emit, 20);
-    let mut sink = Sink {
-        out: Vec::new(),
-        block_len,
-        counts: Counts::default(),
-        agents: Vec::new(),
-        hosts: Vec::new(),
-        bad: Vec::new(),
-        spare: Vec::new(),
-        progress: None,
-        workers: mapped.unwrap_or(1),
-    };
+    let mut sink = empty_sink(block_len, mapped.unwrap_or(1));
     let mut file = FileState { name: "in", line_base: 0 };
     if mapped.is_some() {
         let mut tmp = tempfile::NamedTempFile::new().unwrap();
@@ -487,17 +493,7 @@ fn decided_by(
     let rules = robofilter::Rules::from_bytes(bytes.as_bytes()).unwrap();
     let checker = UrlChecker::rules(&rules, &["bot"]).unwrap();
     let decider = decider(&checker, Emit::All, 20);
-    let mut sink = Sink {
-        out: Vec::new(),
-        block_len: 64,
-        counts: Counts::default(),
-        agents: Vec::new(),
-        hosts: Vec::new(),
-        bad: Vec::new(),
-        spare: Vec::new(),
-        progress: None,
-        workers,
-    };
+    let mut sink = empty_sink(64, workers);
     read(&mut sink, &decider)?;
     Ok((sink.out, format!("{:?}", (sink.counts, sink.bad))))
 }
