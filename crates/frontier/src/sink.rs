@@ -430,7 +430,7 @@ pub(crate) fn decide_block(
     shared: Option<(&Arc<files::Window>, usize)>,
     spare: &mut Vec<Vec<u8>>,
 ) -> Vec<ChunkOut> {
-    decide_chunks(decider, split(data), shared, spare)
+    decide_chunks(decider, split_parallel(data), shared, spare)
 }
 
 /// [`decide_block`] for data in pieces, each of whole lines (but the last
@@ -497,4 +497,25 @@ pub(crate) fn split(data: &[u8]) -> Vec<&[u8]> {
         rest = tail;
     }
     chunks
+}
+
+/// [`split`] with the cuts found on the worker threads: chunk `i` starts
+/// at the first line that starts at or after `i * CHUNK_LEN` (a line
+/// longer than a chunk makes the next chunks empty, and they are left
+/// out). Finding a cut reads the page it falls in, which in a mapped
+/// window not yet read in is a page fault: the threads take them
+/// together, rather than one thread while the others wait for the block.
+pub(crate) fn split_parallel(data: &[u8]) -> Vec<&[u8]> {
+    let n = data.len().div_ceil(CHUNK_LEN);
+    let cut = |i: usize| match i * CHUNK_LEN {
+        0 => 0,
+        from if from >= data.len() => data.len(),
+        from => memchr::memchr(b'\n', &data[from - 1..])
+            .map_or(data.len(), |k| from + k),
+    };
+    let cuts: Vec<usize> = (0..=n).into_par_iter().map(cut).collect();
+    cuts.windows(2)
+        .filter(|w| w[0] < w[1])
+        .map(|w| &data[w[0]..w[1]])
+        .collect()
 }

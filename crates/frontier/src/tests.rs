@@ -364,13 +364,24 @@ fn split_is_newline_aligned_and_complete() {
         data.extend_from_slice(format!("http://x/{i}\n").as_bytes());
     }
     data.extend_from_slice(b"http://x/last");
-    let chunks = split(&data);
-    assert!(chunks.len() > 1);
-    assert_eq!(chunks.concat(), data);
-    for c in &chunks[..chunks.len() - 1] {
-        assert!(c.ends_with(b"\n"));
+    // A line longer than two chunks, and a newline just before a cut.
+    let mut long = data[..CHUNK_LEN - 1].to_vec();
+    long.push(b'\n');
+    long.extend(std::iter::repeat_n(b'a', 2 * CHUNK_LEN + 5));
+    long.extend_from_slice(b"\nhttp://x/\n");
+    for data in [&data[..], &long, b"\n", b"x", &data[..CHUNK_LEN]] {
+        for chunks in [split(data), split_parallel(data)] {
+            assert!(chunks.iter().all(|c| !c.is_empty()));
+            assert_eq!(chunks.concat(), data);
+            for c in &chunks[..chunks.len() - 1] {
+                assert!(c.ends_with(b"\n"));
+            }
+        }
     }
+    assert!(split(&data).len() > 1);
+    assert_eq!(split_parallel(&long).len(), 3);
     assert!(split(b"").is_empty());
+    assert!(split_parallel(b"").is_empty());
 }
 
 #[test]
