@@ -443,7 +443,9 @@ impl<'r, 'a> Decider<'r, 'a> {
                     write_column(out, o);
                 }
             }
-            write_usage_columns(out, self.usage, prefs);
+            if !prefs.is_empty() {
+                write_usage_columns(out, self.usage, prefs);
+            }
             if self.explain {
                 for agent in 0..each.len() {
                     let from = out.len();
