@@ -481,39 +481,44 @@ pub(crate) fn read_up_to(
 }
 
 /// Cuts `data` into chunks of about [`CHUNK_LEN`] octets, each ending just
-/// after a `\n` (except possibly the last).
+/// after a `\n` (except possibly the last): chunk `i` starts at the first
+/// line that starts at or after `i * CHUNK_LEN` (a line longer than a
+/// chunk makes the next chunks empty, and they are left out).
 pub(crate) fn split(data: &[u8]) -> Vec<&[u8]> {
-    let mut chunks = Vec::with_capacity(data.len() / CHUNK_LEN + 1);
-    let mut rest = data;
-    while !rest.is_empty() {
-        let end = if rest.len() <= CHUNK_LEN {
-            rest.len()
-        } else {
-            memchr::memchr(b'\n', &rest[CHUNK_LEN..])
-                .map_or(rest.len(), |i| CHUNK_LEN + i + 1)
-        };
-        let (chunk, tail) = rest.split_at(end);
-        chunks.push(chunk);
-        rest = tail;
-    }
-    chunks
+    let cuts: Vec<usize> =
+        (0..=chunk_count(data)).map(|i| chunk_start(data, i)).collect();
+    chunks_between(data, &cuts)
 }
 
-/// [`split`] with the cuts found on the worker threads: chunk `i` starts
-/// at the first line that starts at or after `i * CHUNK_LEN` (a line
-/// longer than a chunk makes the next chunks empty, and they are left
-/// out). Finding a cut reads the page it falls in, which in a mapped
-/// window not yet read in is a page fault: the threads take them
-/// together, rather than one thread while the others wait for the block.
+/// [`split`] with the cuts found on the worker threads. Finding a cut
+/// reads the page it falls in, which in a mapped window not yet read in
+/// is a page fault: the threads take them together, rather than one
+/// thread while the others wait for the block.
 pub(crate) fn split_parallel(data: &[u8]) -> Vec<&[u8]> {
-    let n = data.len().div_ceil(CHUNK_LEN);
-    let cut = |i: usize| match i * CHUNK_LEN {
+    let cuts: Vec<usize> = (0..=chunk_count(data))
+        .into_par_iter()
+        .map(|i| chunk_start(data, i))
+        .collect();
+    chunks_between(data, &cuts)
+}
+
+/// How many chunks of [`CHUNK_LEN`] octets `data` spans.
+fn chunk_count(data: &[u8]) -> usize {
+    data.len().div_ceil(CHUNK_LEN)
+}
+
+/// Where [`split`]'s chunk `i` starts (`data.len()` past the last).
+fn chunk_start(data: &[u8], i: usize) -> usize {
+    match i * CHUNK_LEN {
         0 => 0,
         from if from >= data.len() => data.len(),
         from => memchr::memchr(b'\n', &data[from - 1..])
             .map_or(data.len(), |k| from + k),
-    };
-    let cuts: Vec<usize> = (0..=n).into_par_iter().map(cut).collect();
+    }
+}
+
+/// The non-empty chunks of `data` between successive `cuts`.
+fn chunks_between<'d>(data: &'d [u8], cuts: &[usize]) -> Vec<&'d [u8]> {
     cuts.windows(2)
         .filter(|w| w[0] < w[1])
         .map(|w| &data[w[0]..w[1]])
